@@ -1,0 +1,496 @@
+package dev.offheap.memory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Application-level accounting of memory: a limit in bytes, and the bytes reserved against it,
+ * arranged in a tree (process, then component, then request).
+ *
+ * <h2>What it counts</h2>
+ * <ul>
+ *   <li>{@link #used()}: bytes reserved through this budget now, by its own callers and by all of
+ *       its children. This is what {@link #limit()} caps.</li>
+ *   <li>{@link #reserved()}: bytes this budget holds from its parent: its up-front
+ *       {@linkplain #child(String, long, long) reservation} plus whatever its use has drawn beyond
+ *       it. For a root, equal to {@link #used()}.</li>
+ *   <li>{@link #peak()}: the highest {@link #used()} seen since creation.</li>
+ * </ul>
+ * A child's reservation is taken from the parent when the child is created and guarantees the
+ * child that many bytes; use within the reservation never touches the parent, so a request-level
+ * budget with a sensible reservation reserves and releases with one atomic update.
+ *
+ * <h2>Cost and threading</h2>
+ * Every method is thread-safe. {@link #tryReserve}, {@link #reserve} and {@link #release} are
+ * lock-free: a compare-and-set on this budget and, past the reservation, on each ancestor. Only the
+ * failure path is slow: it walks the children to name the biggest users in the exception.
+ * A failed request leaves every budget on the path as it was.
+ *
+ * <h2>Closing</h2>
+ * {@link #close()} closes the children first, then returns everything this budget holds to its
+ * parent. If bytes were still reserved, that is a leak: it is reported (who holds how much) to the
+ * leak reporter, which by default logs a warning through {@link System.Logger}. After close,
+ * reserving throws {@link IllegalStateException}, and releasing is ignored because the bytes were
+ * already returned.
+ *
+ * <pre>{@code
+ * try (Budget process = Budget.root("process", ByteSize.parse("4g"));
+ *      Budget cache = process.child("cache", ByteSize.parse("1g"))) {
+ *     cache.reserve(64 << 20);      // throws BudgetExceededException past 1 GiB
+ *     ...
+ *     cache.release(64 << 20);
+ * }
+ * }</pre>
+ */
+public final class Budget implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Budget.class.getName());
+    private static final int USERS_NAMED_IN_MESSAGES = 5;
+
+    private static final VarHandle USED;
+    private static final VarHandle PEAK;
+    private static final VarHandle RESERVATION_LEFT;
+    private static final VarHandle DRAWN;
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            USED = lookup.findVarHandle(Budget.class, "used", long.class);
+            PEAK = lookup.findVarHandle(Budget.class, "peak", long.class);
+            RESERVATION_LEFT = lookup.findVarHandle(Budget.class, "reservationLeft", long.class);
+            DRAWN = lookup.findVarHandle(Budget.class, "drawn", long.class);
+            CLOSED = lookup.findVarHandle(Budget.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final String path;
+    private final Budget parent;
+    private final long limit;
+    private final long reservation;
+    private final Consumer<String> leakReporter;
+    private final Set<Budget> children = ConcurrentHashMap.newKeySet();
+
+    @SuppressWarnings("unused") // accessed through USED
+    private volatile long used;
+    @SuppressWarnings("unused") // accessed through PEAK
+    private volatile long peak;
+    /** The part of the reservation not in use; use beyond it is drawn from the parent. */
+    @SuppressWarnings("unused") // accessed through RESERVATION_LEFT
+    private volatile long reservationLeft;
+    /** Bytes drawn from the parent beyond the reservation. */
+    @SuppressWarnings("unused") // accessed through DRAWN
+    private volatile long drawn;
+    @SuppressWarnings("unused") // accessed through CLOSED
+    private volatile boolean closed;
+
+    private Budget(String name, Budget parent, long limit, long reservation, Consumer<String> leakReporter) {
+        this.name = name;
+        this.parent = parent;
+        this.path = parent == null ? name : parent.path + "/" + name;
+        this.limit = limit;
+        this.reservation = reservation;
+        this.leakReporter = leakReporter;
+        this.reservationLeft = reservation;
+    }
+
+    /**
+     * Creates a top-level budget whose leaks are logged as warnings.
+     *
+     * @param name       a short name that appears in messages, for example {@code "process"}
+     * @param limitBytes the most bytes that may be reserved at once, at least 0
+     * @return the new budget
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or contains '/', or the limit is negative
+     */
+    public static Budget root(String name, long limitBytes) {
+        return root(name, limitBytes, Budget::logLeak);
+    }
+
+    /**
+     * Creates a top-level budget that hands leak reports to {@code leakReporter}; its children
+     * inherit the reporter.
+     *
+     * @param name         a short name that appears in messages
+     * @param limitBytes   the most bytes that may be reserved at once, at least 0
+     * @param leakReporter receives one text per budget closed with bytes still reserved; called on the
+     *                     closing thread
+     * @return the new budget
+     * @throws NullPointerException     if {@code name} or {@code leakReporter} is null
+     * @throws IllegalArgumentException if {@code name} is blank or contains '/', or the limit is negative
+     */
+    public static Budget root(String name, long limitBytes, Consumer<String> leakReporter) {
+        checkName(name);
+        Objects.requireNonNull(leakReporter, "leakReporter");
+        checkNonNegative("limitBytes", limitBytes);
+        return new Budget(name, null, limitBytes, 0, leakReporter);
+    }
+
+    /**
+     * Creates a child that draws from this budget, with no up-front reservation.
+     *
+     * @param name       a short name, unique or not, that appears in messages as {@code parent/name}
+     * @param limitBytes the most bytes the child may reserve at once; it may exceed what this budget
+     *                   has left, in which case this budget's limit is the one that refuses
+     * @return the new child
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or contains '/', or the limit is negative
+     * @throws IllegalStateException    if this budget is closed
+     */
+    public Budget child(String name, long limitBytes) {
+        return child(name, limitBytes, 0);
+    }
+
+    /**
+     * Creates a child that draws from this budget and holds {@code reservationBytes} of it from the
+     * start, so that its use up to the reservation can never be refused by an ancestor and costs
+     * no update of the ancestors.
+     *
+     * @param name             a short name that appears in messages as {@code parent/name}
+     * @param limitBytes       the most bytes the child may reserve at once
+     * @param reservationBytes bytes taken from this budget now, at most {@code limitBytes}
+     * @return the new child
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if the name is blank or contains '/', a size is negative, or the
+     *                                  reservation exceeds the limit
+     * @throws BudgetExceededException  if this budget cannot give the reservation
+     * @throws IllegalStateException    if this budget is closed
+     */
+    public Budget child(String name, long limitBytes, long reservationBytes) {
+        checkName(name);
+        checkNonNegative("limitBytes", limitBytes);
+        checkNonNegative("reservationBytes", reservationBytes);
+        if (reservationBytes > limitBytes) {
+            throw new IllegalArgumentException("reservation of " + reservationBytes
+                    + " bytes exceeds the child's limit of " + limitBytes + " bytes");
+        }
+        Budget child = new Budget(name, this, limitBytes, reservationBytes, leakReporter);
+        if (reservationBytes > 0) {
+            Budget refusing = take(reservationBytes);
+            if (refusing != null) {
+                throw refusing.exceeded(reservationBytes, child.path + " (its reservation)");
+            }
+        } else {
+            ensureOpen();
+        }
+        children.add(child);
+        return child;
+    }
+
+    /**
+     * Reserves {@code bytes}, or throws if that would take this budget or an ancestor past its limit.
+     *
+     * @param bytes the amount, at least 0
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws BudgetExceededException  if this budget or an ancestor would exceed its limit; nothing is reserved
+     * @throws IllegalStateException    if this budget is closed
+     */
+    public void reserve(long bytes) {
+        checkNonNegative("bytes", bytes);
+        Budget refusing = take(bytes);
+        if (refusing != null) {
+            throw refusing.exceeded(bytes, path);
+        }
+    }
+
+    /**
+     * Reserves {@code bytes} if this budget and all ancestors have room.
+     *
+     * @param bytes the amount, at least 0
+     * @return true if reserved, false if some budget on the path would exceed its limit (nothing reserved)
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws IllegalStateException    if this budget is closed
+     */
+    public boolean tryReserve(long bytes) {
+        checkNonNegative("bytes", bytes);
+        return take(bytes) == null;
+    }
+
+    /**
+     * Returns {@code bytes} reserved earlier. After {@link #close()} this does nothing, because
+     * close already returned everything.
+     *
+     * @param bytes the amount, at least 0 and at most {@link #used()} minus what the children hold
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws IllegalStateException    if more is released than is reserved (the count is left unchanged)
+     */
+    public void release(long bytes) {
+        checkNonNegative("bytes", bytes);
+        if (bytes == 0 || closed) {
+            return;
+        }
+        long current;
+        do {
+            current = (long) USED.getVolatile(this);
+            if (bytes > current) {
+                throw new IllegalStateException("budget '" + path + "': release of " + bytes
+                        + " bytes but only " + current + " bytes are reserved");
+            }
+        } while (!USED.weakCompareAndSet(this, current, current - bytes));
+        returnToParent(bytes);
+    }
+
+    /** @return the limit in bytes */
+    public long limit() {
+        return limit;
+    }
+
+    /** @return the bytes reserved now through this budget and its children */
+    public long used() {
+        return (long) USED.getVolatile(this);
+    }
+
+    /** @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it) */
+    public long reserved() {
+        return parent == null ? used() : reservation + (long) DRAWN.getVolatile(this);
+    }
+
+    /** @return the reservation given at creation, in bytes (0 for a root) */
+    public long reservation() {
+        return reservation;
+    }
+
+    /** @return the highest {@link #used()} seen, in bytes */
+    public long peak() {
+        return (long) PEAK.getVolatile(this);
+    }
+
+    /**
+     * @return bytes that could be reserved now as far as this budget's own limit goes; an ancestor
+     * may still refuse
+     */
+    public long available() {
+        return Math.max(0, limit - used());
+    }
+
+    /** @return the short name */
+    public String name() {
+        return name;
+    }
+
+    /** @return the names from the root down to this budget, separated by {@code /} */
+    public String path() {
+        return path;
+    }
+
+    /** @return the parent, or null for a root */
+    public Budget parent() {
+        return parent;
+    }
+
+    /** @return a snapshot of the open children, in no particular order */
+    public List<Budget> children() {
+        return List.copyOf(children);
+    }
+
+    /** @return whether {@link #close()} has been called */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Describes the use of this budget and its children, one line per budget, indented by depth.
+     *
+     * @return a multi-line report; never null
+     */
+    public String usageReport() {
+        StringBuilder sb = new StringBuilder();
+        appendUsage(sb, 0);
+        return sb.toString();
+    }
+
+    /**
+     * Closes the children, then returns everything this budget holds to its parent. Bytes still
+     * reserved are reported as a leak. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        if (!CLOSED.compareAndSet(this, false, true)) {
+            return;
+        }
+        long stillUsed = used();
+        if (stillUsed > 0) {
+            leakReporter.accept("budget '" + path + "' closed with " + ByteSize.format(stillUsed) + " ("
+                    + stillUsed + " bytes) still reserved:\n" + usageReport().stripTrailing());
+        }
+        for (Budget child : List.copyOf(children)) {
+            child.close();
+        }
+        USED.getAndSet(this, 0L);
+        if (parent != null) {
+            long held = reservation + (long) DRAWN.getAndSet(this, 0L);
+            RESERVATION_LEFT.setVolatile(this, 0L);
+            parent.children.remove(this);
+            parent.releaseFromChild(held);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Budget[" + path + ": used " + used() + " of " + limit + " bytes, peak " + peak() + "]";
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    /** Reserves {@code bytes}; returns null on success, else the budget that refused (nothing taken). */
+    private Budget take(long bytes) {
+        ensureOpen();
+        if (bytes == 0) {
+            return null;
+        }
+        long current;
+        long next;
+        do {
+            current = (long) USED.getVolatile(this);
+            next = current + bytes;
+            if (next > limit || next < 0) {
+                return this;
+            }
+        } while (!USED.weakCompareAndSet(this, current, next));
+        if (parent != null) {
+            long fromReservation = takeFromReservation(bytes);
+            long fromParent = bytes - fromReservation;
+            if (fromParent > 0) {
+                Budget refusing = parent.take(fromParent);
+                if (refusing != null) {
+                    RESERVATION_LEFT.getAndAdd(this, fromReservation);
+                    USED.getAndAdd(this, -bytes);
+                    return refusing;
+                }
+                DRAWN.getAndAdd(this, fromParent);
+            }
+        }
+        raisePeak(next);
+        return null;
+    }
+
+    private long takeFromReservation(long bytes) {
+        long left;
+        long taken;
+        do {
+            left = (long) RESERVATION_LEFT.getVolatile(this);
+            if (left <= 0) {
+                return 0;
+            }
+            taken = Math.min(left, bytes);
+        } while (!RESERVATION_LEFT.weakCompareAndSet(this, left, left - taken));
+        return taken;
+    }
+
+    /** Gives {@code bytes} just released by this budget's use back, to the parent first. */
+    private void returnToParent(long bytes) {
+        if (parent == null) {
+            return;
+        }
+        long drawnNow;
+        long toParent;
+        do {
+            drawnNow = (long) DRAWN.getVolatile(this);
+            toParent = Math.min(drawnNow, bytes);
+        } while (toParent > 0 && !DRAWN.weakCompareAndSet(this, drawnNow, drawnNow - toParent));
+        if (toParent > 0) {
+            parent.releaseFromChild(toParent);
+        }
+        if (bytes > toParent) {
+            RESERVATION_LEFT.getAndAdd(this, bytes - toParent);
+        }
+    }
+
+    private void releaseFromChild(long bytes) {
+        if (closed) {
+            return;
+        }
+        USED.getAndAdd(this, -bytes);
+        returnToParent(bytes);
+    }
+
+    private void raisePeak(long candidate) {
+        long current;
+        do {
+            current = (long) PEAK.getVolatile(this);
+            if (candidate <= current) {
+                return;
+            }
+        } while (!PEAK.weakCompareAndSet(this, current, candidate));
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("budget '" + path + "' is closed");
+        }
+    }
+
+    /** The slow, detailed failure path: names the request, the limit, the use and the biggest users. */
+    private BudgetExceededException exceeded(long requested, String requestedAt) {
+        long usedNow = used();
+        StringBuilder sb = new StringBuilder()
+                .append("budget '").append(path).append("' cannot reserve ")
+                .append(ByteSize.format(requested)).append(" (").append(requested).append(" bytes)");
+        if (!requestedAt.equals(path)) {
+            sb.append(" requested at '").append(requestedAt).append('\'');
+        }
+        sb.append(": limit ").append(ByteSize.format(limit))
+                .append(", used ").append(ByteSize.format(usedNow))
+                .append(", available ").append(ByteSize.format(Math.max(0, limit - usedNow)));
+        List<Budget> biggest = new ArrayList<>(children);
+        biggest.sort(Comparator.comparingLong(Budget::reserved).reversed());
+        long inChildren = 0;
+        for (Budget child : biggest) {
+            inChildren += child.reserved();
+        }
+        sb.append("; biggest users: ");
+        int named = 0;
+        for (Budget child : biggest) {
+            if (named == USERS_NAMED_IN_MESSAGES || child.reserved() == 0) {
+                break;
+            }
+            sb.append(named == 0 ? "" : ", ").append(child.name).append(' ').append(ByteSize.format(child.reserved()));
+            named++;
+        }
+        if (named == 0) {
+            sb.append("none among children");
+        }
+        sb.append("; reserved directly: ").append(ByteSize.format(Math.max(0, usedNow - inChildren)));
+        return new BudgetExceededException(sb.toString(), path, requested, limit, usedNow);
+    }
+
+    private void appendUsage(StringBuilder sb, int depth) {
+        sb.append("  ".repeat(depth)).append(name).append(": used ").append(ByteSize.format(used()))
+                .append(" of ").append(ByteSize.format(limit)).append(", peak ").append(ByteSize.format(peak()));
+        if (reservation > 0) {
+            sb.append(", reservation ").append(ByteSize.format(reservation));
+        }
+        sb.append('\n');
+        List<Budget> sorted = new ArrayList<>(children);
+        sorted.sort(Comparator.comparingLong(Budget::used).reversed());
+        for (Budget child : sorted) {
+            child.appendUsage(sb, depth + 1);
+        }
+    }
+
+    private static void logLeak(String report) {
+        LOG.log(System.Logger.Level.WARNING, report);
+    }
+
+    private static void checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank() || name.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("budget name must be non-blank and without '/': '" + name + "'");
+        }
+    }
+
+    private static void checkNonNegative(String what, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(what + " must be at least 0, was " + value);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.offheap.memory;
+
+import java.util.Locale;
+
+/**
+ * Parses and formats sizes in bytes, the way configuration and messages write them.
+ *
+ * <p>Parsing accepts a non-negative integer with an optional binary suffix, case-insensitive:
+ * {@code b}, {@code k}/{@code kb}/{@code kib}, {@code m}/{@code mb}/{@code mib},
+ * {@code g}/{@code gb}/{@code gib}, {@code t}/{@code tb}/{@code tib}. All suffixes are powers of
+ * 1024 ({@code 32k} is 32768 bytes), as Flink's and the JVM's memory options read them.
+ * Underscores and spaces between number and unit are allowed ({@code 1_000 m}).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ByteSize {
+    private ByteSize() {
+    }
+
+    /**
+     * Parses a size such as {@code 512m}, {@code 32 KiB} or {@code 1073741824}.
+     *
+     * @param text the size; not null
+     * @return the size in bytes, at least 0
+     * @throws NullPointerException     if {@code text} is null
+     * @throws IllegalArgumentException if {@code text} is not a size, is negative, or overflows a long
+     */
+    public static long parse(String text) {
+        if (text == null) {
+            throw new NullPointerException("size text is null");
+        }
+        String s = text.trim().replace("_", "").toLowerCase(Locale.ROOT);
+        int unitStart = 0;
+        while (unitStart < s.length() && Character.isDigit(s.charAt(unitStart))) {
+            unitStart++;
+        }
+        if (unitStart == 0) {
+            throw new IllegalArgumentException("not a size in bytes: '" + text
+                    + "' (expected a non-negative integer with an optional unit such as 64m, 32k, 1g)");
+        }
+        String unit = s.substring(unitStart).trim();
+        long multiplier = switch (unit) {
+            case "", "b" -> 1L;
+            case "k", "kb", "kib" -> 1L << 10;
+            case "m", "mb", "mib" -> 1L << 20;
+            case "g", "gb", "gib" -> 1L << 30;
+            case "t", "tb", "tib" -> 1L << 40;
+            default -> throw new IllegalArgumentException("unknown size unit '" + unit + "' in '" + text
+                    + "' (use b, k, m, g or t; all are powers of 1024)");
+        };
+        long number;
+        try {
+            number = Long.parseLong(s.substring(0, unitStart));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("size '" + text + "' does not fit in a long", e);
+        }
+        try {
+            return Math.multiplyExact(number, multiplier);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("size '" + text + "' does not fit in a long", e);
+        }
+    }
+
+    /**
+     * Formats a byte count for people: {@code 1536} becomes {@code "1.5 KiB"}, {@code 100} stays
+     * {@code "100 B"}. Negative values keep their sign.
+     *
+     * @param bytes the count
+     * @return a short text with a binary unit
+     */
+    public static String format(long bytes) {
+        long abs = bytes == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(bytes);
+        if (abs < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        double value = abs;
+        int unit = -1;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        String number = value >= 100 ? String.format(Locale.ROOT, "%.0f", value)
+                : String.format(Locale.ROOT, "%.1f", value);
+        return (bytes < 0 ? "-" : "") + number + " " + units[unit];
+    }
+}

@@ -1,0 +1,18 @@
+package dev.offheap.memory;
+
+/** Where a {@link MemoryManager}'s pages live. */
+public enum MemoryType {
+    /**
+     * On the Java heap: each page is a {@code byte[]} seen through {@link java.lang.foreign.MemorySegment#ofArray(byte[])}.
+     * The collector owns these bytes; a released page's array is dropped rather than reused, because
+     * the JDK cannot revoke a heap segment (see {@link MemoryManager} on safety).
+     */
+    HEAP,
+    /** Native memory outside the heap, invisible to the collector. The default. */
+    NATIVE,
+    /**
+     * A memory-mapped file, on disk or in {@code /dev/shm}: the pages are slices of the mapping and
+     * their bytes stay in the file after the manager closes.
+     */
+    MAPPED
+}

@@ -1,0 +1,23 @@
+package dev.offheap.memory;
+
+/**
+ * Called by a {@link MemoryManager} when another owner's request cannot be met: the owner that
+ * registered it is asked to give memory back (write pages to disk, drop a cache, shrink a table).
+ *
+ * <p>The manager calls the callbacks of the owners that use the most memory first, on the thread
+ * whose request failed, never while holding a lock of its own, and never for the owner that is
+ * asking. A callback releases pages or reservations through the manager as usual; whatever it returns
+ * is informational, the manager checks what was actually freed. It must not allocate from the same
+ * manager. An exception it throws is logged and treated as nothing freed.
+ */
+@FunctionalInterface
+public interface SpillCallback {
+    /**
+     * Asks for memory back.
+     *
+     * @param manager     the manager asking
+     * @param bytesWanted how many bytes the failing request still needs
+     * @return the bytes this call released (informational)
+     */
+    long spill(MemoryManager manager, long bytesWanted);
+}
