@@ -146,6 +146,7 @@ public final class MemoryManager implements AutoCloseable {
     private final Arena[] slotArena;
     private final Thread[] slotThread;
     private final Map<byte[], Integer> heapSlots;
+    private final byte[][] heapArrays;
 
     // ---- owners and per-thread caches
     private final ConcurrentHashMap<Object, OwnerRecord> owners = new ConcurrentHashMap<>();
@@ -183,6 +184,7 @@ public final class MemoryManager implements AutoCloseable {
         this.slotArena = type == MemoryType.HEAP ? null : new Arena[totalPages];
         this.slotThread = access == PageAccess.CONFINED && type != MemoryType.HEAP ? new Thread[totalPages] : null;
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
+        this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
         this.freeSlots = new SlotStack(totalPages);
         if (type == MemoryType.MAPPED) {
             this.chunkBytes = total;
@@ -231,8 +233,8 @@ public final class MemoryManager implements AutoCloseable {
     public MemorySegment allocatePage(Object owner) {
         Objects.requireNonNull(owner, "owner");
         ensureOpen();
-        OwnerRecord record = record(owner);
         Magazine magazine = magazine();
+        OwnerRecord record = record(owner, magazine);
         int slot = magazine != null ? magazine.take() : -1;
         if (slot < 0) {
             slot = takeSlotsFromPool(record, magazine, 1)[0];
@@ -258,8 +260,8 @@ public final class MemoryManager implements AutoCloseable {
             throw new IllegalArgumentException("page count must be at least 1, was " + count);
         }
         ensureOpen();
-        OwnerRecord record = record(owner);
         Magazine magazine = magazine();
+        OwnerRecord record = record(owner, magazine);
         int[] slots = new int[count];
         int taken = 0;
         if (magazine != null) {
@@ -660,6 +662,7 @@ public final class MemoryManager implements AutoCloseable {
             byte[] array = new byte[pageSize];
             synchronized (heapSlots) {
                 heapSlots.put(array, slot);
+                heapArrays[slot] = array;
             }
             page = MemorySegment.ofArray(array);
         } else {
@@ -751,7 +754,8 @@ public final class MemoryManager implements AutoCloseable {
 
     private void dropHeapArray(int slot) {
         synchronized (heapSlots) {
-            heapSlots.values().remove(slot);
+            heapSlots.remove(heapArrays[slot]);
+            heapArrays[slot] = null;
         }
     }
 
@@ -797,6 +801,7 @@ public final class MemoryManager implements AutoCloseable {
     /** Revokes one page at close; returns false if it is confined to a live thread and must be retained. */
     private boolean revokeAtClose(int slot) {
         if (type == MemoryType.HEAP) {
+            dropHeapArray(slot);
             SLOT_STATE.setRelease(slotState, slot, null);
             return true;
         }
@@ -929,7 +934,11 @@ public final class MemoryManager implements AutoCloseable {
     // =================================================================== internals: owners and caches
 
     private OwnerRecord record(Object owner) {
-        Magazine magazine = magazines.get();
+        return record(owner, type == MemoryType.HEAP ? null : magazines.get());
+    }
+
+    /** Looks up the owner's record, through the last-owner memo of the caller's cache when it has one. */
+    private OwnerRecord record(Object owner, Magazine magazine) {
         if (magazine != null && magazine.lastOwner == owner && !magazine.lastRecord.removed) {
             return magazine.lastRecord;
         }
