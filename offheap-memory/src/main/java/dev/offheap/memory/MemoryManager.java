@@ -327,7 +327,6 @@ public final class MemoryManager implements AutoCloseable {
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
                     + slotThread[slot].getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
-        record.pages.decrementAndGet();
         recycle(slot);
     }
 
@@ -366,11 +365,9 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         record.removed = true;
-        if (record.pages.get() > 0) {
-            for (int slot = 0; slot < totalPages; slot++) {
-                if (SLOT_STATE.getAcquire(slotState, slot) == record) {
-                    forceRelease(slot, record);
-                }
+        for (int slot = 0; slot < totalPages; slot++) {
+            if (SLOT_STATE.getAcquire(slotState, slot) == record) {
+                forceRelease(slot, record);
             }
         }
         long reserved = record.reservedBytes.getAndSet(0);
@@ -469,20 +466,23 @@ public final class MemoryManager implements AutoCloseable {
         return totalPages;
     }
 
-    /** @return the pages held by owners now */
+    /** @return the pages held by owners now; counts the page table, so it costs a pass over all pages */
     public int usedPages() {
-        long sum = 0;
-        for (OwnerRecord record : owners.values()) {
-            sum += record.pages.get();
+        int used = 0;
+        for (int slot = 0; slot < totalPages; slot++) {
+            Object state = SLOT_STATE.getAcquire(slotState, slot);
+            if (state != null && state != QUARANTINED) {
+                used++;
+            }
         }
-        return (int) sum;
+        return used;
     }
 
     /** @return the pages that could be allocated now: what the budget has left, in whole pages */
     public int freePages() {
         long cached = 0;
         for (Magazine magazine : allMagazines) {
-            cached += magazine.count;
+            cached += magazine.size();
         }
         return (int) Math.min(totalPages, (budget.available() >>> pageShift) + cached);
     }
@@ -539,11 +539,12 @@ public final class MemoryManager implements AutoCloseable {
 
     /** @return bytes used per owner (pages plus reservations), keyed by {@code String.valueOf(owner)}, largest first */
     public Map<String, Long> usageByOwner() {
+        Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
         List<OwnerRecord> records = new ArrayList<>(owners.values());
-        records.sort(Comparator.comparingLong(this::usedBytesOf).reversed());
+        records.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesByOwner)).reversed());
         Map<String, Long> usage = new LinkedHashMap<>();
         for (OwnerRecord record : records) {
-            usage.merge(record.label, usedBytesOf(record), Long::sum);
+            usage.merge(record.label, usedBytesOf(record, pagesByOwner), Long::sum);
         }
         return usage;
     }
@@ -576,8 +577,9 @@ public final class MemoryManager implements AutoCloseable {
         }
         drainMagazines();
         StringBuilder leaks = new StringBuilder();
+        Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
         for (OwnerRecord record : owners.values()) {
-            long pages = record.pages.get();
+            long pages = pagesByOwner.getOrDefault(record, 0L);
             long reserved = record.reservedBytes.get();
             if (pages > 0 || reserved > 0) {
                 leaks.append("\n  ").append(record.label).append(": ").append(pages).append(" pages (")
@@ -675,7 +677,6 @@ public final class MemoryManager implements AutoCloseable {
                 slotThread[slot] = Thread.currentThread();
             }
         }
-        record.pages.incrementAndGet();
         SLOT_STATE.setRelease(slotState, slot, record);
         return page;
     }
@@ -764,7 +765,6 @@ public final class MemoryManager implements AutoCloseable {
         if (!SLOT_STATE.compareAndSet(slotState, slot, record, null)) {
             return;
         }
-        record.pages.decrementAndGet();
         try {
             revoke(slot);
         } catch (WrongThreadException e) {
@@ -846,10 +846,11 @@ public final class MemoryManager implements AutoCloseable {
                     candidates.add(record);
                 }
             }
-            candidates.sort(Comparator.comparingLong(this::usedBytesOf).reversed());
+            Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
+            candidates.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesByOwner)).reversed());
             for (OwnerRecord candidate : candidates) {
                 long needed = bytes - budget.available();
-                long before = usedBytesOf(candidate);
+                long before = usedBytesOf(candidate, countPagesByOwner());
                 SpillEvent event = new SpillEvent();
                 event.begin();
                 depth[0]++;
@@ -862,7 +863,7 @@ public final class MemoryManager implements AutoCloseable {
                     depth[0]--;
                 }
                 drainMagazines();
-                long freed = Math.max(0, before - usedBytesOf(candidate));
+                long freed = Math.max(0, before - usedBytesOf(candidate, countPagesByOwner()));
                 event.end();
                 if (event.shouldCommit()) {
                     event.manager = name;
@@ -919,8 +920,23 @@ public final class MemoryManager implements AutoCloseable {
         return new BudgetExceededException(sb.toString(), budget.path(), bytes, totalBytes, used);
     }
 
-    private long usedBytesOf(OwnerRecord record) {
-        return (record.pages.get() << pageShift) + record.reservedBytes.get();
+    /**
+     * Counts each owner's pages by a pass over the page table. Owners' page counts are needed only on
+     * slow paths (statistics, spill order, failure and leak reports), so the allocate and release fast
+     * paths keep no per-owner counter that threads would contend on.
+     */
+    private Map<OwnerRecord, Long> countPagesByOwner() {
+        Map<OwnerRecord, Long> counts = new IdentityHashMap<>();
+        for (int slot = 0; slot < totalPages; slot++) {
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof OwnerRecord record) {
+                counts.merge(record, 1L, Long::sum);
+            }
+        }
+        return counts;
+    }
+
+    private long usedBytesOf(OwnerRecord record, Map<OwnerRecord, Long> pagesByOwner) {
+        return (pagesByOwner.getOrDefault(record, 0L) << pageShift) + record.reservedBytes.get();
     }
 
     private long childBudgetsUse() {
@@ -1099,7 +1115,6 @@ public final class MemoryManager implements AutoCloseable {
     /** One owner's holdings. */
     private static final class OwnerRecord {
         final String label;
-        final AtomicLong pages = new AtomicLong();
         final AtomicLong reservedBytes = new AtomicLong();
         volatile SpillCallback callback;
         volatile boolean removed;
@@ -1139,35 +1154,85 @@ public final class MemoryManager implements AutoCloseable {
      * uncontended on the fast path.
      */
     private static final class Magazine {
+        private static final VarHandle LOCKED;
+
+        static {
+            try {
+                LOCKED = MethodHandles.lookup().findVarHandle(Magazine.class, "locked", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final Thread thread;
         final int[] slots = new int[MAGAZINE_CAPACITY];
         int count;
         Object lastOwner;
         OwnerRecord lastRecord;
+        /**
+         * A spin lock rather than a monitor: one compare-and-set to take and a plain store to drop,
+         * half of what an uncontended monitor costs, and contended only while another thread drains.
+         */
+        @SuppressWarnings("unused") // accessed through LOCKED
+        private volatile int locked;
 
         Magazine(Thread thread) {
             this.thread = thread;
         }
 
-        synchronized int take() {
-            return count == 0 ? -1 : slots[--count];
+        int take() {
+            lock();
+            try {
+                return count == 0 ? -1 : slots[--count];
+            } finally {
+                unlock();
+            }
         }
 
         /** @return false if full (the caller returns the slot to the pool) */
-        synchronized boolean put(int slot) {
-            if (count == MAGAZINE_CAPACITY) {
-                return false;
+        boolean put(int slot) {
+            lock();
+            try {
+                if (count == MAGAZINE_CAPACITY) {
+                    return false;
+                }
+                slots[count++] = slot;
+                return true;
+            } finally {
+                unlock();
             }
-            slots[count++] = slot;
-            return true;
         }
 
-        synchronized int drainTo(SlotStack pool) {
-            int drained = count;
-            while (count > 0) {
-                pool.push(slots[--count]);
+        int drainTo(SlotStack pool) {
+            lock();
+            try {
+                int drained = count;
+                while (count > 0) {
+                    pool.push(slots[--count]);
+                }
+                return drained;
+            } finally {
+                unlock();
             }
-            return drained;
+        }
+
+        int size() {
+            lock();
+            try {
+                return count;
+            } finally {
+                unlock();
+            }
+        }
+
+        private void lock() {
+            while (!LOCKED.compareAndSet(this, 0, 1)) {
+                Thread.onSpinWait();
+            }
+        }
+
+        private void unlock() {
+            LOCKED.setRelease(this, 0);
         }
     }
 
