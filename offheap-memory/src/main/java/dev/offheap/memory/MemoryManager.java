@@ -112,13 +112,6 @@ public final class MemoryManager implements AutoCloseable {
     private static final int MAGAZINE_CAPACITY = 16;
     private static final int MAGAZINE_BATCH = MAGAZINE_CAPACITY / 2;
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
-    /** Slot state of a page that was released while confined to another live thread. */
-    private static final Object QUARANTINED = new Object() {
-        @Override
-        public String toString() {
-            return "quarantined";
-        }
-    };
 
     private final String name;
     private final MemoryType type;
@@ -141,10 +134,10 @@ public final class MemoryManager implements AutoCloseable {
     private volatile ChunkIndex chunkIndex = new ChunkIndex(new long[0], new int[0]);
     private final SlotStack freeSlots;
 
-    // ---- per page: state (null free, OwnerRecord leased, QUARANTINED), lease scope, confining thread
+    // ---- per page: null when free, else the Lease (owner, scope, confining thread); one reference
+    // store and one compare-and-set per allocate/release, because every reference store into this
+    // long-lived array pays the collector's write barrier
     private final Object[] slotState;
-    private final Arena[] slotArena;
-    private final Thread[] slotThread;
     private final Map<byte[], Integer> heapSlots;
     private final byte[][] heapArrays;
 
@@ -181,8 +174,6 @@ public final class MemoryManager implements AutoCloseable {
             this.ownsBudget = true;
         }
         this.slotState = new Object[totalPages];
-        this.slotArena = type == MemoryType.HEAP ? null : new Arena[totalPages];
-        this.slotThread = access == PageAccess.CONFINED && type != MemoryType.HEAP ? new Thread[totalPages] : null;
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
         this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
         this.freeSlots = new SlotStack(totalPages);
@@ -308,24 +299,23 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         int slot = slotOf(page);
-        Object state = SLOT_STATE.getAcquire(slotState, slot);
-        if (state == null || (type != MemoryType.HEAP && !slotArena[slot].scope().equals(page.scope()))) {
+        if (!(SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease)
+                || (lease.arena != null && !lease.arena.scope().equals(page.scope()))) {
             throw alreadyReleased(page, slot);
         }
-        if (state == QUARANTINED) {
-            releaseQuarantined(slot);
+        if (lease.isQuarantined()) {
+            releaseQuarantined(slot, lease);
             return;
         }
-        OwnerRecord record = (OwnerRecord) state;
-        if (!SLOT_STATE.compareAndSet(slotState, slot, state, null)) {
+        if (!SLOT_STATE.compareAndSet(slotState, slot, lease, null)) {
             throw alreadyReleased(page, slot);
         }
         try {
-            revoke(slot);
+            revoke(lease);
         } catch (WrongThreadException e) {
-            SLOT_STATE.setRelease(slotState, slot, state);
+            SLOT_STATE.setRelease(slotState, slot, lease);
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
-                    + slotThread[slot].getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
+                    + lease.thread.getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
         recycle(slot);
     }
@@ -366,8 +356,8 @@ public final class MemoryManager implements AutoCloseable {
         }
         record.removed = true;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) == record) {
-                forceRelease(slot, record);
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && lease.owner == record) {
+                forceRelease(slot, lease);
             }
         }
         long reserved = record.reservedBytes.getAndSet(0);
@@ -470,8 +460,7 @@ public final class MemoryManager implements AutoCloseable {
     public int usedPages() {
         int used = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            Object state = SLOT_STATE.getAcquire(slotState, slot);
-            if (state != null && state != QUARANTINED) {
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !lease.isQuarantined()) {
                 used++;
             }
         }
@@ -589,8 +578,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            Object state = SLOT_STATE.getAcquire(slotState, slot);
-            if (state != null && !revokeAtClose(slot)) {
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !revokeAtClose(slot, lease)) {
                 retained++;
             }
         }
@@ -672,12 +660,11 @@ public final class MemoryManager implements AutoCloseable {
             long offset = (long) (slot % pagesPerChunk) << pageShift;
             Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
             page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
-            slotArena[slot] = arena;
-            if (slotThread != null) {
-                slotThread[slot] = Thread.currentThread();
-            }
+            SLOT_STATE.setRelease(slotState, slot,
+                    new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null));
+            return page;
         }
-        SLOT_STATE.setRelease(slotState, slot, record);
+        SLOT_STATE.setRelease(slotState, slot, new Lease(record, null, null));
         return page;
     }
 
@@ -719,22 +706,17 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /** Closes the scope of a leased page; throws WrongThreadException for a page confined to another thread. */
-    private void revoke(int slot) {
-        if (type == MemoryType.HEAP) {
+    private static void revoke(Lease lease) {
+        if (lease.arena == null) {
             return;
         }
-        Arena arena = slotArena[slot];
         try {
-            arena.close();
+            lease.arena.close();
         } catch (WrongThreadException e) {
-            if (slotThread[slot].isAlive()) {
+            if (lease.thread.isAlive()) {
                 throw e;
             }
             // The only thread that could reach this segment has ended: nobody can access it any more.
-        }
-        slotArena[slot] = null;
-        if (slotThread != null) {
-            slotThread[slot] = null;
         }
     }
 
@@ -761,23 +743,23 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /** Releases a leased slot on behalf of releaseAll: quarantines it if the JDK does not allow revoking it here. */
-    private void forceRelease(int slot, OwnerRecord record) {
-        if (!SLOT_STATE.compareAndSet(slotState, slot, record, null)) {
+    private void forceRelease(int slot, Lease lease) {
+        if (!SLOT_STATE.compareAndSet(slotState, slot, lease, null)) {
             return;
         }
         try {
-            revoke(slot);
+            revoke(lease);
         } catch (WrongThreadException e) {
             quarantinedPages.incrementAndGet();
-            SLOT_STATE.setRelease(slotState, slot, QUARANTINED);
+            SLOT_STATE.setRelease(slotState, slot, new Lease(null, lease.arena, lease.thread));
             return;
         }
         recycle(slot);
     }
 
-    private void releaseQuarantined(int slot) {
-        revoke(slot);
-        if (SLOT_STATE.compareAndSet(slotState, slot, QUARANTINED, null)) {
+    private void releaseQuarantined(int slot, Lease quarantined) {
+        revoke(quarantined);
+        if (SLOT_STATE.compareAndSet(slotState, slot, quarantined, null)) {
             quarantinedPages.decrementAndGet();
             recycle(slot);
         }
@@ -789,30 +771,28 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) == QUARANTINED) {
-                Thread thread = slotThread[slot];
-                if (thread != null && !thread.isAlive()) {
-                    releaseQuarantined(slot);
-                }
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && lease.isQuarantined()
+                    && !lease.thread.isAlive()) {
+                releaseQuarantined(slot, lease);
             }
         }
     }
 
     /** Revokes one page at close; returns false if it is confined to a live thread and must be retained. */
-    private boolean revokeAtClose(int slot) {
+    private boolean revokeAtClose(int slot, Lease lease) {
         if (type == MemoryType.HEAP) {
             dropHeapArray(slot);
             SLOT_STATE.setRelease(slotState, slot, null);
             return true;
         }
         try {
-            revoke(slot);
+            revoke(lease);
             SLOT_STATE.setRelease(slotState, slot, null);
             return true;
         } catch (WrongThreadException e) {
             Chunk chunk = chunks[slot / pagesPerChunk];
             chunk.retained.incrementAndGet();
-            RETAINED_MEMORY_CLEANER.register(slotThread[slot], chunk::releaseRetained);
+            RETAINED_MEMORY_CLEANER.register(lease.thread, chunk::releaseRetained);
             return false;
         }
     }
@@ -928,8 +908,8 @@ public final class MemoryManager implements AutoCloseable {
     private Map<OwnerRecord, Long> countPagesByOwner() {
         Map<OwnerRecord, Long> counts = new IdentityHashMap<>();
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof OwnerRecord record) {
-                counts.merge(record, 1L, Long::sum);
+            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !lease.isQuarantined()) {
+                counts.merge(lease.owner, 1L, Long::sum);
             }
         }
         return counts;
@@ -1121,6 +1101,16 @@ public final class MemoryManager implements AutoCloseable {
 
         OwnerRecord(Object owner) {
             this.label = String.valueOf(owner);
+        }
+    }
+
+    /**
+     * The state of a leased page: its owner (null once quarantined), the scope to close on release
+     * (null for heap pages), and the thread a confined scope belongs to (null otherwise).
+     */
+    private record Lease(OwnerRecord owner, Arena arena, Thread thread) {
+        boolean isQuarantined() {
+            return owner == null;
         }
     }
 
