@@ -83,6 +83,16 @@ final class BufferExperiment {
         return blocks;
     }
 
+    /** One allocation of the whole size from the given arena, cut into blocks with {@code asSlice}. */
+    static MemorySegment[] slicesOfOneSegment(Arena arena, int blockSize) {
+        MemorySegment whole = arena.allocate(TOTAL_BYTES, Long.BYTES);
+        MemorySegment[] blocks = new MemorySegment[blockCount(blockSize)];
+        for (int i = 0; i < blocks.length; i++) {
+            blocks[i] = whole.asSlice((long) i * blockSize, blockSize);
+        }
+        return blocks;
+    }
+
     /** One {@code FileChannel.map} per block into the given arena: unmapped when the arena closes. */
     static MemorySegment[] mappedSegments(FileChannel channel, Arena arena, int blockSize) throws IOException {
         MemorySegment[] blocks = new MemorySegment[blockCount(blockSize)];

@@ -55,7 +55,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *     owner added (the segment objects the owner holds, the list, the manager's per-owner and
  *     per-page tracking).
  * </ul>
- * {@code managerPagesPreallocated} builds the manager with {@code preallocate(true)},
+ * {@code nativeSlicesOfOneSegment} is the floor for any design that hands out one
+ * {@code MemorySegment} object per block: the segment objects and the array holding them, nothing
+ * else (every block shares one scope, so none can be revoked alone).
+ *
+ * <p> * {@code managerPagesPreallocated} builds the manager with {@code preallocate(true)},
  * {@code managerPagesOnDemand} with {@code preallocate(false)}; both 96 MiB, NATIVE, CONFINED,
  * {@code pageSize = blockSize}, no MBean. The other variants are as in {@link BufferRoundBenchmark}.
  */
@@ -137,6 +141,16 @@ public class BufferHeapCostBenchmark {
         long before = BufferExperiment.usedHeapAfterGc();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment[] blocks = BufferExperiment.nativeSegments(arena, blockSize);
+            cost.record(BufferExperiment.usedHeapAfterGc() - before);
+            bh.consume(blocks);
+        }
+    }
+
+    @Benchmark
+    public void nativeSlicesOfOneSegment(HeapCost cost, Blackhole bh) {
+        long before = BufferExperiment.usedHeapAfterGc();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment[] blocks = BufferExperiment.slicesOfOneSegment(arena, blockSize);
             cost.record(BufferExperiment.usedHeapAfterGc() - before);
             bh.consume(blocks);
         }

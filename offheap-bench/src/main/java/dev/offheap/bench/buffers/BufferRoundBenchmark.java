@@ -49,6 +49,9 @@ import org.openjdk.jmh.infra.Blackhole;
  *     limit is hit, {@code allocateDirect} itself calls {@code System.gc()} and waits).
  * <li>{@code nativeSegmentsOneArenaPerRound}: one {@code Arena.ofConfined()} per round, one
  *     {@code allocate} per block (malloc and zeroing per block), all freed by one {@code close()}.
+ * <li>{@code nativeSlicesOfOneSegment}: one {@code Arena.ofConfined()} per round, one 96 MiB
+ *     {@code allocate}, cut into blocks with {@code asSlice}: the least an FFM program can
+ *     spend, in time and in heap, on blocks that are segments of their own.
  * <li>{@code nativeSegmentsArenaPerBlock}: one {@code Arena.ofConfined()} per block, each closed
  *     at the end of the round; the FFM equivalent of owning each block separately.
  *     ({@code Arena.ofShared()} per block is left out: its close costs tens of microseconds, so
@@ -106,6 +109,15 @@ public class BufferRoundBenchmark {
     public void nativeSegmentsOneArenaPerRound(Blackhole bh) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment[] blocks = BufferExperiment.nativeSegments(arena, blockSize);
+            next = BufferExperiment.writeInts(blocks, next);
+            bh.consume(blocks);
+        }
+    }
+
+    @Benchmark
+    public void nativeSlicesOfOneSegment(Blackhole bh) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment[] blocks = BufferExperiment.slicesOfOneSegment(arena, blockSize);
             next = BufferExperiment.writeInts(blocks, next);
             bh.consume(blocks);
         }
