@@ -65,7 +65,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *     (on disk in {@code -Doffheap.bench.dir}, default java.io.tmpdir; or in /dev/shm, tmpfs),
  *     one {@code FileChannel.map} per block per round, the buffers dropped to the GC (which is
  *     what unmaps them; with 4 KiB blocks, 24576 mappings per round run into the kernel's
- *     {@code vm.max_map_count}, and the JDK then calls {@code System.gc()} and retries).
+ *     {@code vm.max_map_count} (65530 by default), and the JDK then calls {@code System.gc()} and
+ *     retries; meanwhile the process cannot map anything else, so the JVM log shows
+ *     {@code pthread_create failed (EAGAIN)} for GC worker threads: part of the result, not a
+ *     fault of the harness).
  * <li>{@code mappedFileSegments} / {@code shmFileSegments}: the same file, one
  *     {@code FileChannel.map(..., arena)} per block into one confined arena per round, unmapped
  *     deterministically by {@code close()}.

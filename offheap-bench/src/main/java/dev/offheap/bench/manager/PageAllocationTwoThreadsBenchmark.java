@@ -24,6 +24,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * Allocate + touch + release of {@code pageCount} pages of {@code pageSize} bytes, on two threads at once, each with its own owner.
  * The same code as {@link PageAllocationBenchmark}, on two threads: JMH sums the threads' throughput, so this class's {@code managerConfined} score divided by that class's is the scaling the goal asks for (at least 1.6).
  *
+ * <p>The scaling only means something on a machine with two otherwise idle cores.
+ *
  * <p>Mode: {@link Mode#Throughput} in operations (one operation = all {@code pageCount} pages
  * allocated, touched and released) per millisecond, summed over the threads; higher is better,
  * so "N times faster than the baseline" is a score ratio of N. Touching writes the first and the
