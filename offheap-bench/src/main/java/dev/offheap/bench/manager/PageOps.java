@@ -1,0 +1,129 @@
+package dev.offheap.bench.manager;
+
+import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.MemoryType;
+import dev.offheap.memory.PageAccess;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+
+/**
+ * One allocate + touch + release of {@code count} pages, per way of getting a page. Shared by the
+ * one- and two-thread allocation benchmarks so that both measure exactly the same code. Touching
+ * writes the first and the last long of every page, so no allocation can be optimized away and
+ * every page is really backed by memory; the sum of the values written is returned to the
+ * Blackhole.
+ */
+final class PageOps {
+    /** The JMH forks of this package: two per benchmark for the committed run. */
+    static final int FORKS = 2;
+
+    /**
+     * Flink's fork: {@code sun.misc.Unsafe}'s memory-access methods only warn on JDK 25 (JEP 498);
+     * this flag silences the warning and changes nothing else. No {@code --add-opens} is needed:
+     * flink-core 1.20's {@code MemoryUtils} builds its DirectByteBuffer with
+     * {@code Unsafe.allocateInstance} and field offsets, not with the private constructor.
+     */
+    static final String FLINK_JVM_ARG = "--sun-misc-unsafe-memory-access=allow";
+
+    private static final Runnable NO_CLEANUP = () -> { };
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+
+    private PageOps() {
+    }
+
+    static MemoryManager nativeManager(String name, long totalBytes, int pageSize, PageAccess access) {
+        return MemoryManager.builder()
+                .name(name)
+                .totalSize(totalBytes)
+                .pageSize(pageSize)
+                .type(MemoryType.NATIVE)
+                .pageAccess(access)
+                .preallocate(true)
+                .registerMBean(false)
+                .build();
+    }
+
+    static long touch(MemorySegment page, long value) {
+        page.set(LONG, 0, value);
+        page.set(LONG, page.byteSize() - Long.BYTES, value);
+        return value;
+    }
+
+    static long flink(int pageSize, int count, Object owner) {
+        long sum = 0;
+        if (count == 1) {
+            org.apache.flink.core.memory.MemorySegment page =
+                    MemorySegmentFactory.allocateOffHeapUnsafeMemory(pageSize, owner, NO_CLEANUP);
+            page.putLong(0, 1L);
+            page.putLong(pageSize - Long.BYTES, 1L);
+            page.free();
+            return 1;
+        }
+        org.apache.flink.core.memory.MemorySegment[] pages = new org.apache.flink.core.memory.MemorySegment[count];
+        for (int i = 0; i < count; i++) {
+            pages[i] = MemorySegmentFactory.allocateOffHeapUnsafeMemory(pageSize, owner, NO_CLEANUP);
+            pages[i].putLong(0, i);
+            pages[i].putLong(pageSize - Long.BYTES, i);
+            sum += i;
+        }
+        for (org.apache.flink.core.memory.MemorySegment page : pages) {
+            page.free();
+        }
+        return sum;
+    }
+
+    static long manager(MemoryManager manager, int count, Object owner) {
+        if (count == 1) {
+            MemorySegment page = manager.allocatePage(owner);
+            long sum = touch(page, 1L);
+            manager.release(page);
+            return sum;
+        }
+        List<MemorySegment> pages = manager.allocatePages(owner, count);
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            sum += touch(pages.get(i), i);
+        }
+        manager.release(pages);
+        return sum;
+    }
+
+    static long confinedArenas(int pageSize, int count) {
+        if (count == 1) {
+            try (Arena arena = Arena.ofConfined()) {
+                return touch(arena.allocate(pageSize, Long.BYTES), 1L);
+            }
+        }
+        Arena[] arenas = new Arena[count];
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            arenas[i] = Arena.ofConfined();
+            sum += touch(arenas[i].allocate(pageSize, Long.BYTES), i);
+        }
+        for (Arena arena : arenas) {
+            arena.close();
+        }
+        return sum;
+    }
+
+    static long sharedArenas(int pageSize, int count) {
+        if (count == 1) {
+            try (Arena arena = Arena.ofShared()) {
+                return touch(arena.allocate(pageSize, Long.BYTES), 1L);
+            }
+        }
+        Arena[] arenas = new Arena[count];
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            arenas[i] = Arena.ofShared();
+            sum += touch(arenas[i].allocate(pageSize, Long.BYTES), i);
+        }
+        for (Arena arena : arenas) {
+            arena.close();
+        }
+        return sum;
+    }
+}
