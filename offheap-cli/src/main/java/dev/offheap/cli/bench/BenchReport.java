@@ -110,7 +110,7 @@ public final class BenchReport {
             if (threads) {
                 md.append(' ').append(r.threads()).append(" |");
             }
-            md.append(' ').append(number(r.score())).append(" | ").append(number(r.error())).append(" | ")
+            md.append(' ').append(number(r.score())).append(" | ").append(error(r.score(), r.error())).append(" | ")
                     .append(cell(r.unit())).append(" | ")
                     .append(row.ratio().isPresent() ? ratio(row.ratio().getAsDouble()) : "")
                     .append(" |\n");
@@ -145,7 +145,7 @@ public final class BenchReport {
                 if (metric != null) {
                     md.append(number(metric.score()));
                     if (!Double.isNaN(metric.error())) {
-                        md.append(" ± ").append(number(metric.error()));
+                        md.append(" ± ").append(error(metric.score(), metric.error()));
                     }
                 }
                 md.append(" |");
@@ -226,6 +226,24 @@ public final class BenchReport {
             return "0";
         }
         return new BigDecimal(v).round(new MathContext(3)).toPlainString();
+    }
+
+    /**
+     * Formats an error with as many decimals as its score shows, so that {@code 10.0 ± 0.5} line up.
+     *
+     * @param score the score it belongs to
+     * @param error the error
+     * @return its text, or an empty string for NaN
+     */
+    public static String error(double score, double error) {
+        if (Double.isNaN(error) || Double.isNaN(score) || Double.isInfinite(score)) {
+            return number(error);
+        }
+        String s = number(score);
+        int dot = s.indexOf('.');
+        int decimals = dot < 0 || s.contains("e") ? 0 : s.length() - dot - 1;
+        String e = String.format(Locale.ROOT, "%,." + decimals + "f", error);
+        return error > 0 && e.replaceAll("[0.,]", "").isEmpty() ? number(error) : e;
     }
 
     /**
