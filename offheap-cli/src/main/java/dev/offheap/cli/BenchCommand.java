@@ -264,7 +264,8 @@ public final class BenchCommand implements Command {
         out.println("Suites (offheap bench <suite>):");
         for (Suite s : suites.all()) {
             int n = BenchPlan.namesIn(s, entries).size();
-            out.println("  " + pad(s.name(), width) + "  " + pad(n == 0 ? "no benchmarks" : n + " benchmarks", 14)
+            out.println("  " + pad(s.name(), width) + "  "
+                    + pad(n == 0 ? "no benchmarks" : n + (n == 1 ? " benchmark" : " benchmarks"), 14)
                     + "  " + s.description());
         }
     }
@@ -286,7 +287,8 @@ public final class BenchCommand implements Command {
         }
         Path dir = args.out() != null ? args.out() : defaultOut(args.mode());
         String command = System.getProperty(COMMAND_PROPERTY, "offheap") + " bench " + quoted(argv);
-        out.println("offheap: " + suite.name() + ", " + plan.benchmarks().size() + " benchmarks, mode "
+        int n = plan.benchmarks().size();
+        out.println("offheap: " + suite.name() + ", " + n + (n == 1 ? " benchmark" : " benchmarks") + ", mode "
                 + args.mode().label() + " (" + args.mode().describe() + "), results to " + dir);
         if (args.dryRun()) {
             printPlan(plan, out);

@@ -68,7 +68,7 @@ public final class BenchReport {
                 .append("quote ratios.\n");
         List<ResultTable> tables = tables();
         for (ResultTable table : tables) {
-            appendTable(md, table, tables);
+            appendTable(md, table, tables, baselines.apply(table.className()));
         }
         if (results.isEmpty()) {
             md.append("\nNo results.\n");
@@ -76,7 +76,8 @@ public final class BenchReport {
         return md.toString();
     }
 
-    private static void appendTable(StringBuilder md, ResultTable table, List<ResultTable> tables) {
+    private static void appendTable(StringBuilder md, ResultTable table, List<ResultTable> tables,
+            Optional<String> declaredBaseline) {
         boolean params = table.hasParams();
         boolean threads = table.hasThreads();
         md.append("\n## ").append(table.simpleName());
@@ -85,7 +86,8 @@ public final class BenchReport {
         }
         md.append("\n\n`").append(table.className()).append("`, mode ").append(table.mode()).append(": ");
         md.append(table.baseline().map(b -> "ratio to `" + b + "`, " + table.ratioMeaning() + ".")
-                .orElse("no `@Baseline` method, so no ratios."));
+                .orElse(declaredBaseline.map(b -> "its baseline `" + b + "` did not run (left out by --include?), "
+                        + "so no ratios.").orElse("no `@Baseline` method, so no ratios.")));
         md.append("\n\n| variant |");
         if (params) {
             md.append(" params |");

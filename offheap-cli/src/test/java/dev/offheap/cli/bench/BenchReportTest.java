@@ -87,6 +87,13 @@ class BenchReportTest {
     }
 
     @Test
+    void aBaselineLeftOutByTheFilterIsNamed() throws Exception {
+        List<JmhResult> onlySegment = JmhResult.read(json).stream().filter(r -> r.method().equals("sumSegment")).toList();
+        String md = new BenchReport("sample", onlySegment, RunInfo.readFor(json), Baselines.fromClassPath()).markdown();
+        assertThat(md).contains("its baseline `sumArray` did not run (left out by --include?), so no ratios.");
+    }
+
+    @Test
     void withoutRunDescriptionTheReportSaysSo() throws Exception {
         Files.delete(dir.resolve("sample.run.properties"));
         String md = report().markdown();
