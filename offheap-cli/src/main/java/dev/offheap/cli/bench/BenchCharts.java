@@ -113,8 +113,11 @@ public final class BenchCharts {
         boolean log = max > 0 && max / min > 50;
         if (log) {
             chart.getStyler().setYAxisLogarithmic(true);
-            // a log axis cannot show 0: a missing bar becomes a sliver below the smallest value
+            // a log axis cannot show 0: a missing bar becomes a sliver below the smallest value. The
+            // explicit minimum also keeps XChart from starting single-series bars at 0, which it rejects.
             double floor = min / 2;
+            chart.getStyler().setYAxisMin(floor);
+            chart.setYAxisTitle(chart.getYAxisTitle() + " (log scale)");
             series.forEach(values -> values.replaceAll(v -> v > 0 ? v : floor));
         }
         for (int i = 0; i < variants.size(); i++) {

@@ -111,6 +111,19 @@ class BenchReportTest {
     }
 
     @Test
+    void ratiosSpanningMoreThanFiftyTimesAreDrawnOnALogAxis() throws Exception {
+        List<JmhResult> results = JmhResult.read(json).stream()
+                .map(r -> r.method().equals("arena") ? new JmhResult(r.benchmark(), r.mode(), r.threads(), r.forks(),
+                        r.params(), 3.0, r.error(), r.unit(), r.secondary(), r.settings()) : r)
+                .toList();
+        ResultTable thrpt = ResultTable.of(results, Baselines.fromClassPath()).get(1);
+        assertThat(thrpt.rows().get(1).ratio().getAsDouble()).isEqualTo(0.003);
+        assertThat(BenchCharts.chart(thrpt).getStyler().isYAxisLogarithmic()).isTrue();
+        assertThat(BenchCharts.write("log", List.of(thrpt), dir)).singleElement()
+                .satisfies(p -> assertThat(p).isNotEmptyFile());
+    }
+
+    @Test
     void numbersKeepAboutThreeSignificantDigits() {
         assertThat(BenchReport.number(123456.7)).isEqualTo("123,457");
         assertThat(BenchReport.number(12.345)).isEqualTo("12.3");
