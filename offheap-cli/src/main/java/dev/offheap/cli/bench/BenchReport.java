@@ -1,0 +1,273 @@
+package dev.offheap.cli.bench;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Renders JMH results as a markdown report: how and where they were produced, then one table per
+ * benchmark class with each variant's score and its ratio to the class's {@code @Baseline} at the
+ * same parameters, and a second table for secondary metrics (GC profiler, {@code @AuxCounters}).
+ * It reads only the JMH JSON and the run description next to it, so a report can be re-generated
+ * from committed files ({@code offheap bench --report docs/benchmarks/segments.json}).
+ */
+public final class BenchReport {
+    private final String suite;
+    private final List<JmhResult> results;
+    private final RunInfo run;
+    private final Function<String, Optional<String>> baselines;
+
+    /**
+     * @param suite the suite name, used in the title
+     * @param results the JMH results
+     * @param run how and where they were produced
+     * @param baselines the {@code @Baseline} method of a class, by class name
+     */
+    public BenchReport(String suite, List<JmhResult> results, RunInfo run,
+            Function<String, Optional<String>> baselines) {
+        this.suite = suite;
+        this.results = List.copyOf(results);
+        this.run = run;
+        this.baselines = baselines;
+    }
+
+    /** @return the tables of this report, one per class and mode */
+    public List<ResultTable> tables() {
+        return ResultTable.of(results, baselines);
+    }
+
+    /** @return the report as GitHub-flavoured markdown */
+    public String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("# Benchmarks: ").append(suite).append("\n\n");
+        md.append("Produced by `").append(run.command()).append("` on ").append(run.date()).append(".\n\n");
+        md.append("| | |\n|---|---|\n");
+        md.append("| Machine | ").append(cell(run.cpu()));
+        if (run.cores() > 0) {
+            md.append(", ").append(run.cores()).append(run.cores() == 1 ? " core" : " cores");
+        }
+        md.append(", ").append(cell(run.memory())).append(" memory |\n");
+        md.append("| OS | ").append(cell(run.os())).append(" |\n");
+        md.append("| JDK | ").append(cell(forkedJdk())).append(" |\n");
+        md.append("| Launched by | ").append(cell(run.jdk())).append(" |\n");
+        md.append("| JMH | ").append(cell(jmhSettings())).append(" |\n");
+        String jvmArgs = distinct("jvmArgs");
+        if (!jvmArgs.isEmpty()) {
+            md.append("| Fork JVM args | `").append(cell(jvmArgs)).append("` |\n");
+        }
+        md.append('\n');
+        md.append("Score: the JMH score ± the half-width of its 99.9% confidence interval. ")
+                .append("Ratio: the score divided by the score of the class's `@Baseline` method ")
+                .append("at the same parameters, in the same run. Absolute numbers drift on shared machines; ")
+                .append("quote ratios.\n");
+        List<ResultTable> tables = tables();
+        for (ResultTable table : tables) {
+            appendTable(md, table, tables, baselines.apply(table.className()));
+        }
+        if (results.isEmpty()) {
+            md.append("\nNo results.\n");
+        }
+        return md.toString();
+    }
+
+    private static void appendTable(StringBuilder md, ResultTable table, List<ResultTable> tables,
+            Optional<String> declaredBaseline) {
+        boolean params = table.hasParams();
+        boolean threads = table.hasThreads();
+        md.append("\n## ").append(table.simpleName());
+        if (tables.stream().filter(t -> t.className().equals(table.className())).count() > 1) {
+            md.append(" (").append(table.mode()).append(')');
+        }
+        md.append("\n\n`").append(table.className()).append("`, mode ").append(table.mode()).append(": ");
+        md.append(table.baseline().map(b -> "ratio to `" + b + "`, " + table.ratioMeaning() + ".")
+                .orElse(declaredBaseline.map(b -> "its baseline `" + b + "` did not run (left out by --include?), "
+                        + "so no ratios.").orElse("no `@Baseline` method, so no ratios.")));
+        md.append("\n\n| variant |");
+        if (params) {
+            md.append(" params |");
+        }
+        if (threads) {
+            md.append(" threads |");
+        }
+        md.append(" score | ± error | unit | ratio |\n|---|");
+        if (params) {
+            md.append("---|");
+        }
+        if (threads) {
+            md.append("--:|");
+        }
+        md.append("--:|--:|---|--:|\n");
+        for (ResultTable.Row row : table.rows()) {
+            JmhResult r = row.result();
+            md.append("| ").append(r.method()).append(row.baseline() ? " (baseline)" : "").append(" |");
+            if (params) {
+                md.append(' ').append(cell(r.paramsLabel())).append(" |");
+            }
+            if (threads) {
+                md.append(' ').append(r.threads()).append(" |");
+            }
+            md.append(' ').append(number(r.score())).append(" | ").append(error(r.score(), r.error())).append(" | ")
+                    .append(cell(r.unit())).append(" | ")
+                    .append(row.ratio().isPresent() ? ratio(row.ratio().getAsDouble()) : "")
+                    .append(" |\n");
+        }
+        List<String> metrics = table.secondaryMetrics();
+        if (metrics.isEmpty()) {
+            return;
+        }
+        md.append("\nSecondary metrics of ").append(table.simpleName()).append(":\n\n| variant |");
+        if (params) {
+            md.append(" params |");
+        }
+        for (String m : metrics) {
+            String unit = table.rows().stream().map(r -> r.result().secondary().get(m))
+                    .filter(java.util.Objects::nonNull).map(JmhResult.Metric::unit).findFirst().orElse("");
+            md.append(' ').append(cell(m)).append(unit.isEmpty() ? "" : " (" + cell(unit) + ")").append(" |");
+        }
+        md.append("\n|---|");
+        if (params) {
+            md.append("---|");
+        }
+        md.append("--:|".repeat(metrics.size())).append('\n');
+        for (ResultTable.Row row : table.rows()) {
+            JmhResult r = row.result();
+            md.append("| ").append(r.method()).append(" |");
+            if (params) {
+                md.append(' ').append(cell(r.paramsLabel())).append(" |");
+            }
+            for (String m : metrics) {
+                JmhResult.Metric metric = r.secondary().get(m);
+                md.append(' ');
+                if (metric != null) {
+                    md.append(number(metric.score()));
+                    if (!Double.isNaN(metric.error())) {
+                        md.append(" ± ").append(error(metric.score(), metric.error()));
+                    }
+                }
+                md.append(" |");
+            }
+            md.append('\n');
+        }
+    }
+
+    private String forkedJdk() {
+        List<String> parts = new ArrayList<>();
+        String version = distinct("jdkVersion");
+        if (!version.isEmpty()) {
+            parts.add(version);
+        }
+        String vm = (distinct("vmName") + " " + distinct("vmVersion")).trim();
+        if (!vm.isEmpty()) {
+            parts.add(vm);
+        }
+        String jvm = distinct("jvm");
+        if (!jvm.isEmpty()) {
+            parts.add(jvm);
+        }
+        return parts.isEmpty() ? "(not recorded)" : String.join(", ", parts);
+    }
+
+    private String jmhSettings() {
+        Set<String> settings = new LinkedHashSet<>();
+        for (JmhResult r : results) {
+            settings.add(r.forks() + (r.forks() == 1 ? " fork" : " forks") + ", "
+                    + r.settings().getOrDefault("warmupIterations", "?") + " warmup × "
+                    + r.settings().getOrDefault("warmupTime", "?") + ", "
+                    + r.settings().getOrDefault("measurementIterations", "?") + " measurement × "
+                    + r.settings().getOrDefault("measurementTime", "?"));
+        }
+        String version = distinct("jmhVersion");
+        return (version.isEmpty() ? "" : version + "; ") + "mode " + run.mode()
+                + (settings.isEmpty() ? "" : ": " + String.join(" / ", settings));
+    }
+
+    private String distinct(String setting) {
+        Set<String> values = new LinkedHashSet<>();
+        for (JmhResult r : results) {
+            String v = r.settings().get(setting);
+            if (v != null && !v.isBlank()) {
+                values.add(v);
+            }
+        }
+        return String.join(" / ", values);
+    }
+
+    /**
+     * Formats a score for a table: about three significant digits, thousands grouped.
+     *
+     * @param v the number
+     * @return its text, or an empty string for NaN
+     */
+    public static String number(double v) {
+        if (Double.isNaN(v)) {
+            return "";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "∞" : "-∞";
+        }
+        double a = Math.abs(v);
+        if (a >= 1e12) {
+            return String.format(Locale.ROOT, "%.3e", v);
+        }
+        if (a >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (a >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        if (a >= 1) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        if (a == 0) {
+            return "0";
+        }
+        return new BigDecimal(v).round(new MathContext(3)).toPlainString();
+    }
+
+    /**
+     * Formats an error with as many decimals as its score shows, so that {@code 10.0 ± 0.5} line up.
+     *
+     * @param score the score it belongs to
+     * @param error the error
+     * @return its text, or an empty string for NaN
+     */
+    public static String error(double score, double error) {
+        if (Double.isNaN(error) || Double.isNaN(score) || Double.isInfinite(score)) {
+            return number(error);
+        }
+        String s = number(score);
+        int dot = s.indexOf('.');
+        int decimals = dot < 0 || s.contains("e") ? 0 : s.length() - dot - 1;
+        String e = String.format(Locale.ROOT, "%,." + decimals + "f", error);
+        return error > 0 && e.replaceAll("[0.,]", "").isEmpty() ? number(error) : e;
+    }
+
+    /**
+     * Formats a ratio: two decimals, fewer digits when large, more when tiny.
+     *
+     * @param v the ratio
+     * @return its text
+     */
+    public static String ratio(double v) {
+        if (v >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (v >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        if (v >= 0.01 || v == 0) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        return new BigDecimal(v).round(new MathContext(2)).toPlainString();
+    }
+
+    private static String cell(String text) {
+        return text.replace("|", "\\|").replace("\n", " ");
+    }
+}
