@@ -379,6 +379,7 @@ class BudgetTest {
             leaf.release(120);
             mid.release(100);
             sibling.release(500);
+            leaf.close();
             mid.close();
             assertThat(root.used()).isZero();
         }
