@@ -104,8 +104,8 @@ class MemoryManagerMBeanTest {
     @Test
     void twoManagersWithTheSameNameBothRegister() throws Exception {
         String name = unique("twin");
-        try (MemoryManager a = MemoryManager.builder().name(name).pageSize(4096).totalSize(4096).build();
-             MemoryManager b = MemoryManager.builder().name(name).pageSize(4096).totalSize(2 * 4096).build()) {
+        MemoryManager a = MemoryManager.builder().name(name).pageSize(4096).totalSize(4096).build();
+        try (MemoryManager b = MemoryManager.builder().name(name).pageSize(4096).totalSize(2 * 4096).build()) {
             Set<ObjectName> names = registered(name);
             assertThat(names).hasSize(2);
             assertThat(names.stream().map(on -> {
