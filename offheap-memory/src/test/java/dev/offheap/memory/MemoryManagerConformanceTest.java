@@ -807,6 +807,41 @@ abstract class MemoryManagerConformanceTest {
     }
 
     @Test
+    void closeWhileAnotherLiveThreadHoldsConfinedPagesKeepsItsMemoryAndSaysSo() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
+        MemoryManager mm = newManager(4);
+        java.util.concurrent.CountDownLatch allocated = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                MemorySegment page = mm.allocatePage("worker");
+                page.fill((byte) 5);
+                allocated.countDown();
+                closed.await();
+                // not revocable from the closing thread: the memory is kept, and only this thread reaches it
+                assertFilled(page, 5);
+                page.fill((byte) 6);
+                assertFilled(page, 6);
+                mm.release(page); // after close: does nothing
+            } catch (Throwable e) {
+                failure.set(e);
+                allocated.countDown();
+            }
+        });
+        worker.start();
+        allocated.await();
+        MemorySegment mine = mm.allocatePage("main");
+        mm.close();
+        assertRevoked(mine);
+        closed.countDown();
+        worker.join();
+        assertThat(failure.get()).isNull();
+        assertThat(leaks).hasSize(1);
+        assertThat(leaks.getFirst()).contains("worker").contains("main").contains("confined to live threads");
+    }
+
+    @Test
     void confinedPageOfAnEndedThreadCanBeReleasedByAnother() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
         MemoryManager mm = newManager(4);
