@@ -1,0 +1,146 @@
+package dev.offheap.memory;
+
+import org.junit.jupiter.api.Test;
+
+import javax.management.JMX;
+import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MemoryManagerMBeanTest {
+    private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
+
+    /** Every MemoryManager MBean whose Name attribute is {@code name} (the ObjectName may quote or suffix it). */
+    static ObjectName objectNamesOf(String name) {
+        try {
+            return new ObjectName("dev.offheap:type=MemoryManager,*");
+        } catch (MalformedObjectNameException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Set<ObjectName> registered(String name) throws Exception {
+        Set<ObjectName> all = SERVER.queryNames(objectNamesOf(name), null);
+        java.util.Set<ObjectName> matching = new java.util.HashSet<>();
+        for (ObjectName on : all) {
+            if (name.equals(SERVER.getAttribute(on, "Name"))) {
+                matching.add(on);
+            }
+        }
+        return matching;
+    }
+
+    private static String unique(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @Test
+    void mbeanIsRegisteredWithCorrectAttributesAndUnregisteredOnClose() throws Exception {
+        String name = unique("jmx");
+        ObjectName on;
+        try (MemoryManager mm = MemoryManager.builder().name(name).pageSize(4096).totalSize(16 * 4096).build()) {
+            Set<ObjectName> names = registered(name);
+            assertThat(names).hasSize(1);
+            on = names.iterator().next();
+            assertThat(on.getDomain()).isEqualTo("dev.offheap");
+            assertThat(on.getKeyProperty("type")).isEqualTo("MemoryManager");
+            assertThat(ObjectName.unquote(on.getKeyProperty("name"))).isEqualTo(name);
+
+            List<MemorySegment> pages = mm.allocatePages("sorter", 5);
+            mm.allocatePage("cache");
+            mm.reserve("index", 1000);
+            assertThat(SERVER.getAttribute(on, "Name")).isEqualTo(name);
+            assertThat(SERVER.getAttribute(on, "MemoryType")).isEqualTo("NATIVE");
+            assertThat(SERVER.getAttribute(on, "PageSize")).isEqualTo(4096);
+            assertThat(SERVER.getAttribute(on, "TotalBytes")).isEqualTo(16L * 4096);
+            assertThat(SERVER.getAttribute(on, "TotalPages")).isEqualTo(16);
+            assertThat(SERVER.getAttribute(on, "UsedPages")).isEqualTo(6);
+            assertThat(SERVER.getAttribute(on, "FreePages")).isEqualTo(9);
+            assertThat(SERVER.getAttribute(on, "ReservedBytes")).isEqualTo(1000L);
+            assertThat(SERVER.getAttribute(on, "UsedBytes")).isEqualTo(mm.usedBytes());
+            assertThat((Long) SERVER.getAttribute(on, "PeakUsedBytes")).isGreaterThanOrEqualTo(6L * 4096 + 1000);
+            assertThat(SERVER.getAttribute(on, "AllocatedBytes")).isEqualTo(mm.allocatedBytes());
+            assertThat(SERVER.getAttribute(on, "QuarantinedPages")).isEqualTo(0);
+
+            assertThat(SERVER.getAttribute(on, "AllocationFailures")).isEqualTo(0L);
+            mm.registerSpillCallback("sorter", (m, bytes) -> {
+                m.release(pages.removeLast());
+                return 4096;
+            });
+            try {
+                mm.allocatePages("cache", 20);
+            } catch (BudgetExceededException expected) {
+                // counted below
+            }
+            assertThat(SERVER.getAttribute(on, "AllocationFailures")).isEqualTo(1L);
+            assertThat(SERVER.getAttribute(on, "SpillCount")).isEqualTo(1L);
+            assertThat(SERVER.getAttribute(on, "SpilledBytes")).isEqualTo(4096L);
+
+            MemoryManagerMXBean proxy = JMX.newMXBeanProxy(SERVER, on, MemoryManagerMXBean.class);
+            assertThat(proxy.getUsageByOwner()).containsEntry("sorter", 4L * 4096).containsEntry("cache", 4096L)
+                    .containsEntry("index", 1000L);
+            assertThat(proxy.getUsedPages()).isEqualTo(5);
+        }
+        assertThat(SERVER.isRegistered(on)).isFalse();
+        assertThat(registered(name)).isEmpty();
+    }
+
+    @Test
+    void registerMBeanFalseRegistersNothing() throws Exception {
+        String name = unique("no-jmx");
+        try (MemoryManager mm = MemoryManager.builder().name(name).registerMBean(false).pageSize(4096).totalSize(4096).build()) {
+            assertThat(mm.name()).isEqualTo(name);
+            assertThat(registered(name)).isEmpty();
+        }
+    }
+
+    @Test
+    void twoManagersWithTheSameNameBothRegister() throws Exception {
+        String name = unique("twin");
+        MemoryManager a = MemoryManager.builder().name(name).pageSize(4096).totalSize(4096).build();
+        try (MemoryManager b = MemoryManager.builder().name(name).pageSize(4096).totalSize(2 * 4096).build()) {
+            Set<ObjectName> names = registered(name);
+            assertThat(names).hasSize(2);
+            assertThat(names.stream().map(on -> {
+                try {
+                    return (Integer) SERVER.getAttribute(on, "TotalPages");
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            })).containsExactlyInAnyOrder(1, 2);
+            a.close();
+            assertThat(registered(name)).hasSize(1);
+            assertThat(b.isClosed()).isFalse();
+        }
+        assertThat(registered(name)).isEmpty();
+    }
+
+    @Test
+    void unnamedManagersGetDistinctNames() throws Exception {
+        try (MemoryManager a = MemoryManager.builder().pageSize(4096).totalSize(4096).build();
+             MemoryManager b = MemoryManager.builder().pageSize(4096).totalSize(4096).build()) {
+            assertThat(a.name()).isNotEqualTo(b.name());
+            assertThat(registered(a.name())).hasSize(1);
+            assertThat(registered(b.name())).hasSize(1);
+        }
+    }
+
+    /** The documented ObjectName is {@code dev.offheap:type=MemoryManager,name=<manager name>}. */
+    @Test
+    void objectNameUsesTheDocumentedForm() throws Exception {
+        String name = unique("plain");
+        try (MemoryManager mm = MemoryManager.builder().name(name).pageSize(4096).totalSize(4096).build()) {
+            ObjectName quoted = new ObjectName("dev.offheap:type=MemoryManager,name=" + ObjectName.quote(name));
+            ObjectName plain = new ObjectName("dev.offheap:type=MemoryManager,name=" + name);
+            assertThat(SERVER.isRegistered(quoted) || SERVER.isRegistered(plain)).isTrue();
+            assertThat(mm.isClosed()).isFalse();
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.offheap.memory;
+
+class MemoryManagerNativeSharedTest extends MemoryManagerConformanceTest {
+    @Override
+    MemoryManager.Builder configure(MemoryManager.Builder builder) {
+        return builder.type(MemoryType.NATIVE).pageAccess(PageAccess.SHARED);
+    }
+}
