@@ -57,6 +57,7 @@ public final class Budget implements AutoCloseable {
     private static final VarHandle PEAK;
     private static final VarHandle RESERVATION_LEFT;
     private static final VarHandle DRAWN;
+    private static final VarHandle DIRECT;
     private static final VarHandle CLOSED;
 
     static {
@@ -66,6 +67,7 @@ public final class Budget implements AutoCloseable {
             PEAK = lookup.findVarHandle(Budget.class, "peak", long.class);
             RESERVATION_LEFT = lookup.findVarHandle(Budget.class, "reservationLeft", long.class);
             DRAWN = lookup.findVarHandle(Budget.class, "drawn", long.class);
+            DIRECT = lookup.findVarHandle(Budget.class, "direct", long.class);
             CLOSED = lookup.findVarHandle(Budget.class, "closed", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -90,6 +92,12 @@ public final class Budget implements AutoCloseable {
     /** Bytes drawn from the parent beyond the reservation. */
     @SuppressWarnings("unused") // accessed through DRAWN
     private volatile long drawn;
+    /**
+     * Bytes reserved by this budget's own callers, not by its children: what {@link #release} may
+     * give back. Kept apart so that a caller can never release bytes a child holds.
+     */
+    @SuppressWarnings("unused") // accessed through DIRECT
+    private volatile long direct;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -200,6 +208,7 @@ public final class Budget implements AutoCloseable {
         if (refusing != null) {
             throw refusing.exceeded(bytes, path);
         }
+        DIRECT.getAndAdd(this, bytes);
     }
 
     /**
@@ -212,16 +221,21 @@ public final class Budget implements AutoCloseable {
      */
     public boolean tryReserve(long bytes) {
         checkNonNegative("bytes", bytes);
-        return take(bytes) == null;
+        if (take(bytes) != null) {
+            return false;
+        }
+        DIRECT.getAndAdd(this, bytes);
+        return true;
     }
 
     /**
      * Returns {@code bytes} reserved earlier. After {@link #close()} this does nothing, because
      * close already returned everything.
      *
-     * @param bytes the amount, at least 0 and at most {@link #used()} minus what the children hold
+     * @param bytes the amount, at least 0 and at most what was reserved through this budget and not
+     *              yet released (bytes its children hold are theirs to release)
      * @throws IllegalArgumentException if {@code bytes} is negative
-     * @throws IllegalStateException    if more is released than is reserved (the count is left unchanged)
+     * @throws IllegalStateException    if more is released than was reserved directly (nothing changes)
      */
     public void release(long bytes) {
         checkNonNegative("bytes", bytes);
@@ -230,13 +244,20 @@ public final class Budget implements AutoCloseable {
         }
         long current;
         do {
-            current = (long) USED.getVolatile(this);
+            current = (long) DIRECT.getVolatile(this);
             if (bytes > current) {
                 throw new IllegalStateException("budget '" + path + "': release of " + bytes
-                        + " bytes but only " + current + " bytes are reserved");
+                        + " bytes but only " + current + " bytes are reserved directly"
+                        + (used() > current ? " (its children hold the other " + (used() - current) + ")" : ""));
             }
-        } while (!USED.weakCompareAndSet(this, current, current - bytes));
+        } while (!DIRECT.weakCompareAndSet(this, current, current - bytes));
+        USED.getAndAdd(this, -bytes);
         returnToParent(bytes);
+    }
+
+    /** @return the bytes reserved through this budget itself and not yet released, excluding its children's */
+    public long reservedDirectly() {
+        return (long) DIRECT.getVolatile(this);
     }
 
     /** @return the limit in bytes */
@@ -326,6 +347,7 @@ public final class Budget implements AutoCloseable {
             child.close();
         }
         USED.getAndSet(this, 0L);
+        DIRECT.getAndSet(this, 0L);
         if (parent != null) {
             long held = reservation + (long) DRAWN.getAndSet(this, 0L);
             RESERVATION_LEFT.setVolatile(this, 0L);
@@ -443,10 +465,6 @@ public final class Budget implements AutoCloseable {
                 .append(", available ").append(ByteSize.format(Math.max(0, limit - usedNow)));
         List<Budget> biggest = new ArrayList<>(children);
         biggest.sort(Comparator.comparingLong(Budget::reserved).reversed());
-        long inChildren = 0;
-        for (Budget child : biggest) {
-            inChildren += child.reserved();
-        }
         sb.append("; biggest users: ");
         int named = 0;
         for (Budget child : biggest) {
@@ -459,7 +477,7 @@ public final class Budget implements AutoCloseable {
         if (named == 0) {
             sb.append("none among children");
         }
-        sb.append("; reserved directly: ").append(ByteSize.format(Math.max(0, usedNow - inChildren)));
+        sb.append("; reserved directly: ").append(ByteSize.format(reservedDirectly()));
         return new BudgetExceededException(sb.toString(), path, requested, limit, usedNow);
     }
 

@@ -80,8 +80,16 @@ public final class ByteSize {
             value /= 1024;
             unit++;
         }
-        String number = value >= 100 ? String.format(Locale.ROOT, "%.0f", value)
-                : String.format(Locale.ROOT, "%.1f", value);
+        String number = formatUnitValue(value);
+        if (Double.parseDouble(number) >= 1024 && unit < units.length - 1) {
+            // 1048575 bytes is 1023.999 KiB: shown rounded it would read "1024 KiB", so say "1.0 MiB"
+            unit++;
+            number = formatUnitValue(value / 1024);
+        }
         return (bytes < 0 ? "-" : "") + number + " " + units[unit];
+    }
+
+    private static String formatUnitValue(double value) {
+        return value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : String.format(Locale.ROOT, "%.1f", value);
     }
 }

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -140,6 +141,8 @@ public final class MemoryManager implements AutoCloseable {
     private final Object[] slotState;
     private final Map<byte[], Integer> heapSlots;
     private final byte[][] heapArrays;
+    /** Arrays of released heap pages, weakly held, so that a second release is told apart from a foreign segment. */
+    private final Map<byte[], Boolean> releasedHeapArrays;
 
     // ---- owners and per-thread caches
     private final ConcurrentHashMap<Object, OwnerRecord> owners = new ConcurrentHashMap<>();
@@ -176,6 +179,7 @@ public final class MemoryManager implements AutoCloseable {
         this.slotState = new Object[totalPages];
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
         this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
+        this.releasedHeapArrays = type == MemoryType.HEAP ? new WeakHashMap<>() : null;
         this.freeSlots = new SlotStack(totalPages);
         if (type == MemoryType.MAPPED) {
             this.chunkBytes = total;
@@ -253,6 +257,11 @@ public final class MemoryManager implements AutoCloseable {
         ensureOpen();
         Magazine magazine = magazine();
         OwnerRecord record = record(owner, magazine);
+        if (count > totalPages) {
+            failures.increment();
+            throw exceeded(record, (long) count << pageShift, count + " pages, more than the manager has,",
+                    usedBytes(), List.of());
+        }
         int[] slots = new int[count];
         int taken = 0;
         if (magazine != null) {
@@ -340,7 +349,8 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * Releases every page and reservation of {@code owner} and forgets its spill callback. Pages
      * confined to another live thread are quarantined (see the class description). Does nothing for
-     * an unknown owner.
+     * an unknown owner. Call it when the owner is done: pages that another thread allocates for the
+     * same owner while this runs may be missed (they are still revoked and freed by {@link #close()}).
      *
      * @param owner the owner
      * @throws NullPointerException if {@code owner} is null
@@ -469,21 +479,29 @@ public final class MemoryManager implements AutoCloseable {
 
     /** @return the pages that could be allocated now: what the budget has left, in whole pages */
     public int freePages() {
-        long cached = 0;
+        return (int) Math.min(totalPages, (budget.available() >>> pageShift) + cachedPages());
+    }
+
+    /** @return bytes in use: pages held by owners plus reservations (free pages cached per thread are not counted) */
+    public long usedBytes() {
+        return Math.max(0, budget.used() - ((long) cachedPages() << pageShift));
+    }
+
+    /**
+     * @return the highest amount reserved from the manager's budget so far: pages held, reservations,
+     * and the free pages threads cached at that moment (at most 16 per thread), so it can exceed the
+     * highest {@link #usedBytes()} by that much
+     */
+    public long peakUsedBytes() {
+        return budget.peak();
+    }
+
+    private int cachedPages() {
+        int cached = 0;
         for (Magazine magazine : allMagazines) {
             cached += magazine.size();
         }
-        return (int) Math.min(totalPages, (budget.available() >>> pageShift) + cached);
-    }
-
-    /** @return bytes in use: pages held by owners, reservations, and pages cached per thread */
-    public long usedBytes() {
-        return budget.used();
-    }
-
-    /** @return the highest {@link #usedBytes()} seen */
-    public long peakUsedBytes() {
-        return budget.peak();
+        return cached;
     }
 
     /** @return bytes of native or mapped memory actually obtained so far (heap: 0) */
@@ -676,6 +694,10 @@ public final class MemoryManager implements AutoCloseable {
             if (base instanceof byte[] array && page.byteSize() == pageSize) {
                 synchronized (heapSlots) {
                     slot = heapSlots.get(array);
+                    if (slot == null && releasedHeapArrays.containsKey(array)) {
+                        throw new IllegalStateException("heap page of memory manager '" + name
+                                + "' was already released (double release); segment " + page);
+                    }
                 }
             }
             if (slot == null) {
@@ -737,7 +759,9 @@ public final class MemoryManager implements AutoCloseable {
 
     private void dropHeapArray(int slot) {
         synchronized (heapSlots) {
-            heapSlots.remove(heapArrays[slot]);
+            byte[] array = heapArrays[slot];
+            heapSlots.remove(array);
+            releasedHeapArrays.put(array, Boolean.TRUE);
             heapArrays[slot] = null;
         }
     }
@@ -812,8 +836,9 @@ public final class MemoryManager implements AutoCloseable {
         if (budget.tryReserve(bytes)) {
             return;
         }
-        drainMagazines();
+        // Quarantined pages come back through the caller's cache, so recycle them before draining caches.
         recycleQuarantinedOfEndedThreads();
+        drainMagazines();
         if (budget.tryReserve(bytes)) {
             return;
         }
@@ -1078,7 +1103,7 @@ public final class MemoryManager implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             String label = attempt == 1 ? name : name + "-" + attempt;
             try {
-                ObjectName objectName = new ObjectName("dev.offheap:type=MemoryManager,name=" + ObjectName.quote(label));
+                ObjectName objectName = new ObjectName("dev.offheap:type=MemoryManager,name=" + objectNameValue(label));
                 server.registerMBean(new ManagementView(), objectName);
                 return objectName;
             } catch (InstanceAlreadyExistsException e) {
@@ -1088,6 +1113,16 @@ public final class MemoryManager implements AutoCloseable {
                 return null;
             }
         }
+    }
+
+    /** The name as an ObjectName value: as is where that is legal, quoted where it is not. */
+    private static String objectNameValue(String label) {
+        for (int i = 0; i < label.length(); i++) {
+            if (",=:\"*?\n".indexOf(label.charAt(i)) >= 0) {
+                return ObjectName.quote(label);
+            }
+        }
+        return label;
     }
 
     // =================================================================== nested types

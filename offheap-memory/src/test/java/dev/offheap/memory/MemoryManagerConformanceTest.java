@@ -357,8 +357,6 @@ abstract class MemoryManagerConformanceTest {
 
     /** A count that no manager can hold is a budget failure, not an attempt to allocate a giant array first. */
     @Test
-    @org.junit.jupiter.api.Disabled("bug: MemoryManager.allocatePages allocates new int[count] before asking the budget, "
-            + "so a huge count throws OutOfMemoryError instead of BudgetExceededException")
     void integerMaxValuePagesIsRefusedWithBudgetExceeded() {
         MemoryManager mm = newManager(8);
         assertThatThrownBy(() -> mm.allocatePages("a", Integer.MAX_VALUE)).isInstanceOf(BudgetExceededException.class);
@@ -745,8 +743,6 @@ abstract class MemoryManagerConformanceTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("bug: MemoryManager.reserveOrSpill recycles quarantined pages of ended threads into the caller's "
-            + "page cache (still counted as used) and retries without draining it, so the first request after the thread ended fails")
     void firstRequestAfterTheConfiningThreadEndedGetsTheQuarantinedPages() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
         MemoryManager mm = newManager(8);
