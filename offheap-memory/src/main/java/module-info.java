@@ -5,7 +5,10 @@
  */
 module dev.offheap.memory {
     requires java.management;
+    requires jdk.management;
     requires jdk.jfr;
 
     exports dev.offheap.memory;
+    // JFR reads the event classes reflectively; nothing else may use the internals.
+    exports dev.offheap.memory.internal to jdk.jfr;
 }

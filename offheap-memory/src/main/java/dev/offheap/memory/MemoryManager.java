@@ -1,113 +1,1552 @@
 package dev.offheap.memory;
 
+import dev.offheap.memory.internal.PageAllocationFailedEvent;
+import dev.offheap.memory.internal.SlotStack;
+import dev.offheap.memory.internal.SpillEvent;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.ref.Cleaner;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
- * API skeleton: the implementation lands in the next commit.
+ * Fixed-size pages of memory for owners, from an explicit budget: the managed memory of a data
+ * processing system (sort buffers, hash tables, caches), on the heap, in native memory or in a
+ * mapped file.
+ *
+ * <h2>Design</h2>
+ * A manager owns {@link #totalBytes()} of memory cut into pages of {@link #pageSize()} bytes (a power
+ * of two, 4 KiB to 64 MiB). Owners — any object, compared with {@code equals} — take pages with
+ * {@link #allocatePages(Object, int)} and give them back one by one, as a collection, or all at once
+ * with {@link #releaseAll(Object)}. Released pages are pooled and handed out again. Memory an owner
+ * needs outside pages is accounted with {@link #reserve(Object, long)}. All of it is counted in a
+ * {@link Budget} (a child of the {@linkplain Builder#parentBudget(Budget) parent budget} if one is
+ * given, which is charged the whole size when the manager is built).
+ *
+ * <p>When a request cannot be met, the manager asks the owners that registered a
+ * {@link SpillCallback}, largest user first, to give memory back, retries, and only then throws
+ * {@link BudgetExceededException}; nothing is half-allocated.
+ *
+ * <h2>Safety</h2>
+ * Every page handed out is a {@link MemorySegment} with a scope of its own. Releasing the page, or
+ * closing the manager, closes that scope: a segment the old owner kept throws
+ * {@link IllegalStateException} on every access, so it can never read or write the bytes of the page's
+ * next owner, and the JVM never crashes. Releasing a page twice is detected and never pools it twice;
+ * a segment that is not a page of this manager is rejected. Two {@link PageAccess} modes trade
+ * generality against the cost of that revocation:
+ * <ul>
+ *   <li>{@link PageAccess#CONFINED} (default): a page is used and released by the thread that
+ *       allocated it; revocation costs nanoseconds. If another thread calls {@link #releaseAll} or
+ *       {@link #close()} while the allocating thread is alive, the JDK does not allow revoking the page
+ *       from there: the page is <em>quarantined</em> — never handed out again and its memory never
+ *       freed — until that thread releases it or ends.</li>
+ *   <li>{@link PageAccess#SHARED}: any thread uses and releases pages; each release costs a JVM-wide
+ *       handshake (tens of microseconds).</li>
+ * </ul>
+ * {@link MemoryType#HEAP} pages are the exception the JDK imposes: a heap segment cannot be revoked, so
+ * a released heap page's array is dropped instead of reused. A stale heap segment keeps working on its
+ * own dead array; it never sees another owner's bytes.
+ *
+ * <h2>Threading and cost</h2>
+ * All methods are thread-safe. Each platform thread keeps a few free pages in a private cache, so
+ * threads that allocate and release at the same time do not contend on one counter; the cache is
+ * drained back whenever a request would otherwise fail. Allocate and release take no lock.
+ *
+ * <h2>Observability</h2>
+ * A {@link MemoryManagerMXBean} is registered under {@code dev.offheap:type=MemoryManager,name=...}
+ * (unless {@linkplain Builder#registerMBean(boolean) disabled}); JFR records
+ * {@code dev.offheap.PageAllocationFailed} and {@code dev.offheap.Spill} events.
+ *
+ * <pre>{@code
+ * try (MemoryManager mm = MemoryManager.builder()
+ *         .totalSize(ByteSize.parse("256m")).pageSize(32 * 1024).type(MemoryType.NATIVE).build()) {
+ *     List<MemorySegment> pages = mm.allocatePages("sorter", 4);
+ *     pages.getFirst().set(ValueLayout.JAVA_LONG, 0, 42L);
+ *     mm.releaseAll("sorter");
+ * }
+ * }</pre>
  */
 public final class MemoryManager implements AutoCloseable {
-    private MemoryManager() {
+    /** Smallest page size, in bytes. */
+    public static final int MIN_PAGE_SIZE = 4 * 1024;
+    /** Largest page size, in bytes. */
+    public static final int MAX_PAGE_SIZE = 64 * 1024 * 1024;
+    /** Page size used when none is configured, in bytes. */
+    public static final int DEFAULT_PAGE_SIZE = 32 * 1024;
+
+    private static final System.Logger LOG = System.getLogger(MemoryManager.class.getName());
+    private static final VarHandle SLOT_STATE = MethodHandles.arrayElementVarHandle(Object[].class);
+    private static final Cleaner RETAINED_MEMORY_CLEANER = Cleaner.create();
+    private static final AtomicInteger UNNAMED_COUNTER = new AtomicInteger();
+    /** Native memory is obtained in chunks of this size (or the whole size if smaller), each one arena. */
+    private static final long NATIVE_CHUNK_BYTES = 16L << 20;
+    /** Pages a thread caches privately; refills and flushes move half of this. */
+    private static final int MAGAZINE_CAPACITY = 16;
+    private static final int MAGAZINE_BATCH = MAGAZINE_CAPACITY / 2;
+    private static final int OWNERS_NAMED_IN_MESSAGES = 5;
+    /** Slot state of a page that was released while confined to another live thread. */
+    private static final Object QUARANTINED = new Object() {
+        @Override
+        public String toString() {
+            return "quarantined";
+        }
+    };
+
+    private final String name;
+    private final MemoryType type;
+    private final PageAccess access;
+    private final int pageSize;
+    private final int pageShift;
+    private final long totalBytes;
+    private final int totalPages;
+    private final Budget budget;
+    private final boolean ownsBudget;
+    private final Consumer<String> leakReporter;
+
+    // ---- memory: chunks of pagesPerChunk pages; slot = chunk * pagesPerChunk + page in chunk
+    private final int pagesPerChunk;
+    private final long chunkBytes;
+    private final Chunk[] chunks;
+    private final Object chunkGrowthLock = new Object();
+    private volatile int chunksAllocated;
+    /** Chunk base addresses in ascending order with their chunk numbers; replaced when a chunk is added. */
+    private volatile ChunkIndex chunkIndex = new ChunkIndex(new long[0], new int[0]);
+    private final SlotStack freeSlots;
+
+    // ---- per page: state (null free, OwnerRecord leased, QUARANTINED), lease scope, confining thread
+    private final Object[] slotState;
+    private final Arena[] slotArena;
+    private final Thread[] slotThread;
+    private final Map<byte[], Integer> heapSlots;
+
+    // ---- owners and per-thread caches
+    private final ConcurrentHashMap<Object, OwnerRecord> owners = new ConcurrentHashMap<>();
+    private final ThreadLocal<Magazine> magazines = new ThreadLocal<>();
+    private final Set<Magazine> allMagazines = ConcurrentHashMap.newKeySet();
+    private final ThreadLocal<int[]> spillDepth = ThreadLocal.withInitial(() -> new int[1]);
+
+    // ---- statistics
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder spills = new LongAdder();
+    private final LongAdder spilledBytes = new LongAdder();
+    private final AtomicLong allocatedBytes = new AtomicLong();
+    private final AtomicInteger quarantinedPages = new AtomicInteger();
+
+    private final ObjectName mbeanName;
+    private volatile boolean closed;
+
+    private MemoryManager(Builder b, long total) {
+        this.type = b.type;
+        this.access = b.access;
+        this.pageSize = b.pageSize;
+        this.pageShift = Integer.numberOfTrailingZeros(b.pageSize);
+        this.totalBytes = total;
+        this.totalPages = Math.toIntExact(total >>> pageShift);
+        this.name = b.name != null ? b.name : "memory-manager-" + UNNAMED_COUNTER.incrementAndGet();
+        this.leakReporter = b.leakReporter != null ? b.leakReporter : report -> LOG.log(System.Logger.Level.WARNING, report);
+        if (b.parentBudget != null) {
+            this.budget = b.parentBudget.child(name, total, total);
+            this.ownsBudget = true;
+        } else {
+            this.budget = Budget.root(name, total, leakReporter);
+            this.ownsBudget = true;
+        }
+        this.slotState = new Object[totalPages];
+        this.slotArena = type == MemoryType.HEAP ? null : new Arena[totalPages];
+        this.slotThread = access == PageAccess.CONFINED && type != MemoryType.HEAP ? new Thread[totalPages] : null;
+        this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
+        this.freeSlots = new SlotStack(totalPages);
+        if (type == MemoryType.MAPPED) {
+            this.chunkBytes = total;
+        } else {
+            this.chunkBytes = Math.min(total, Math.max(pageSize, NATIVE_CHUNK_BYTES));
+        }
+        this.pagesPerChunk = (int) (chunkBytes >>> pageShift);
+        this.chunks = new Chunk[(int) ((total + chunkBytes - 1) / chunkBytes)];
+        try {
+            if (type == MemoryType.MAPPED) {
+                addChunk(mapFile(b.mappedFile, total));
+            } else if (type == MemoryType.NATIVE && b.preallocate) {
+                while (chunksAllocated < chunks.length) {
+                    addChunk(allocateNativeChunk());
+                }
+            } else if (type == MemoryType.HEAP) {
+                for (int slot = totalPages - 1; slot >= 0; slot--) {
+                    freeSlots.push(slot);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            freeChunks();
+            budget.close();
+            throw e;
+        }
+        this.mbeanName = b.registerMBean ? registerMBean() : null;
     }
 
+    /** @return a builder with the defaults: NATIVE memory, 32 KiB pages, CONFINED access, no size yet */
     public static Builder builder() {
         return new Builder();
     }
 
-    public List<MemorySegment> allocatePages(Object owner, int count) {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
+    // =================================================================== pages
 
+    /**
+     * Allocates one page for {@code owner}.
+     *
+     * @param owner who holds the page; compared with {@code equals}
+     * @return a segment of exactly {@link #pageSize()} bytes; its content is unspecified (zero for
+     * memory never used, a previous owner's bytes for a reused page)
+     * @throws NullPointerException    if {@code owner} is null
+     * @throws BudgetExceededException if no page is free after asking other owners to spill
+     * @throws IllegalStateException   if the manager is closed
+     */
     public MemorySegment allocatePage(Object owner) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(owner, "owner");
+        ensureOpen();
+        OwnerRecord record = record(owner);
+        Magazine magazine = magazine();
+        int slot = magazine != null ? magazine.take() : -1;
+        if (slot < 0) {
+            slot = takeSlotsFromPool(record, magazine, 1)[0];
+        }
+        return lease(slot, record);
     }
 
+    /**
+     * Allocates {@code count} pages for {@code owner}, all or none.
+     *
+     * @param owner who holds the pages; compared with {@code equals}
+     * @param count how many, at least 1
+     * @return a new mutable list of {@code count} distinct pages of {@link #pageSize()} bytes each
+     * @throws NullPointerException     if {@code owner} is null
+     * @throws IllegalArgumentException if {@code count} is zero or negative
+     * @throws BudgetExceededException  if the pages are not free after asking other owners to spill;
+     *                                  nothing is allocated then
+     * @throws IllegalStateException    if the manager is closed
+     */
+    public List<MemorySegment> allocatePages(Object owner, int count) {
+        Objects.requireNonNull(owner, "owner");
+        if (count <= 0) {
+            throw new IllegalArgumentException("page count must be at least 1, was " + count);
+        }
+        ensureOpen();
+        OwnerRecord record = record(owner);
+        Magazine magazine = magazine();
+        int[] slots = new int[count];
+        int taken = 0;
+        if (magazine != null) {
+            while (taken < count) {
+                int slot = magazine.take();
+                if (slot < 0) {
+                    break;
+                }
+                slots[taken++] = slot;
+            }
+        }
+        if (taken < count) {
+            int[] fromPool;
+            try {
+                fromPool = takeSlotsFromPool(record, magazine, count - taken);
+            } catch (RuntimeException e) {
+                returnSlots(slots, taken);
+                throw e;
+            }
+            System.arraycopy(fromPool, 0, slots, taken, fromPool.length);
+        }
+        List<MemorySegment> pages = new ArrayList<>(count);
+        for (int slot : slots) {
+            pages.add(lease(slot, record));
+        }
+        return pages;
+    }
+
+    /**
+     * Releases a page: from now on every access through {@code page} (or a slice of it) throws
+     * {@link IllegalStateException}, and the page may be handed to another owner. After
+     * {@link #close()} this does nothing.
+     *
+     * @param page a segment returned by {@link #allocatePage} or {@link #allocatePages}, not a slice
+     * @throws NullPointerException     if {@code page} is null
+     * @throws IllegalArgumentException if {@code page} is not a page of this manager
+     * @throws IllegalStateException    if the page was already released (double release)
+     * @throws WrongThreadException     if the page is {@link PageAccess#CONFINED} to another thread;
+     *                                  the page stays allocated
+     */
     public void release(MemorySegment page) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(page, "page");
+        if (closed) {
+            return;
+        }
+        int slot = slotOf(page);
+        Object state = SLOT_STATE.getAcquire(slotState, slot);
+        if (state == null || (type != MemoryType.HEAP && !slotArena[slot].scope().equals(page.scope()))) {
+            throw alreadyReleased(page, slot);
+        }
+        if (state == QUARANTINED) {
+            releaseQuarantined(slot);
+            return;
+        }
+        OwnerRecord record = (OwnerRecord) state;
+        if (!SLOT_STATE.compareAndSet(slotState, slot, state, null)) {
+            throw alreadyReleased(page, slot);
+        }
+        try {
+            revoke(slot);
+        } catch (WrongThreadException e) {
+            SLOT_STATE.setRelease(slotState, slot, state);
+            throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
+                    + slotThread[slot].getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
+        }
+        record.pages.decrementAndGet();
+        recycle(slot);
     }
 
+    /**
+     * Releases each page of {@code pages}, as {@link #release(MemorySegment)} does. Pages are released
+     * in order; if one fails, the ones before it stay released, the failing one and the rest are not.
+     *
+     * @param pages the pages; not null, no null element
+     * @throws NullPointerException     if {@code pages} or an element is null
+     * @throws IllegalArgumentException if an element is not a page of this manager
+     * @throws IllegalStateException    if an element was already released
+     * @throws WrongThreadException     if an element is confined to another thread
+     */
     public void release(Collection<MemorySegment> pages) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(pages, "pages");
+        for (MemorySegment page : pages) {
+            release(page);
+        }
     }
 
+    /**
+     * Releases every page and reservation of {@code owner} and forgets its spill callback. Pages
+     * confined to another live thread are quarantined (see the class description). Does nothing for
+     * an unknown owner.
+     *
+     * @param owner the owner
+     * @throws NullPointerException if {@code owner} is null
+     */
     public void releaseAll(Object owner) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(owner, "owner");
+        if (closed) {
+            return;
+        }
+        OwnerRecord record = owners.remove(owner);
+        if (record == null) {
+            return;
+        }
+        record.removed = true;
+        if (record.pages.get() > 0) {
+            for (int slot = 0; slot < totalPages; slot++) {
+                if (SLOT_STATE.getAcquire(slotState, slot) == record) {
+                    forceRelease(slot, record);
+                }
+            }
+        }
+        long reserved = record.reservedBytes.getAndSet(0);
+        if (reserved > 0) {
+            budget.release(reserved);
+        }
     }
 
+    // =================================================================== reservations and spilling
+
+    /**
+     * Accounts {@code bytes} of memory that {@code owner} uses outside pages, so that pages and other
+     * memory share one limit. Spills other owners if needed, as page allocation does.
+     *
+     * @param owner who holds the bytes
+     * @param bytes how many, at least 0
+     * @throws NullPointerException     if {@code owner} is null
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws BudgetExceededException  if the bytes are not available after spilling
+     * @throws IllegalStateException    if the manager is closed
+     */
     public void reserve(Object owner, long bytes) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(owner, "owner");
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
+        }
+        ensureOpen();
+        OwnerRecord record = record(owner);
+        reserveOrSpill(record, bytes, ByteSize.format(bytes) + " of reservation");
+        record.reservedBytes.addAndGet(bytes);
     }
 
+    /**
+     * Returns bytes reserved with {@link #reserve(Object, long)}. After {@link #close()} this does nothing.
+     *
+     * @param owner who reserved them
+     * @param bytes how many, at least 0 and at most what the owner has reserved
+     * @throws NullPointerException     if {@code owner} is null
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     * @throws IllegalStateException    if the owner has fewer bytes reserved (nothing changes)
+     */
     public void releaseReservation(Object owner, long bytes) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(owner, "owner");
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes must be at least 0, was " + bytes);
+        }
+        if (closed || bytes == 0) {
+            return;
+        }
+        OwnerRecord record = owners.get(owner);
+        long current;
+        do {
+            current = record == null ? 0 : record.reservedBytes.get();
+            if (bytes > current) {
+                throw new IllegalStateException("owner '" + owner + "' releases " + bytes + " reserved bytes but holds "
+                        + current + " in memory manager '" + name + "'");
+            }
+        } while (!record.reservedBytes.compareAndSet(current, current - bytes));
+        budget.release(bytes);
     }
 
+    /**
+     * Registers (or replaces, or with null removes) the callback through which {@code owner} gives
+     * memory back when another owner's request cannot be met.
+     *
+     * @param owner    the owner
+     * @param callback the callback, or null to remove it
+     * @throws NullPointerException  if {@code owner} is null
+     * @throws IllegalStateException if the manager is closed
+     */
     public void registerSpillCallback(Object owner, SpillCallback callback) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(owner, "owner");
+        ensureOpen();
+        record(owner).callback = callback;
     }
 
+    // =================================================================== views
+
+    /** @return the manager's name (also its JMX name and the name of its budget) */
+    public String name() {
+        return name;
+    }
+
+    /** @return the page size in bytes */
     public int pageSize() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return pageSize;
     }
 
+    /** @return the managed memory in bytes, a multiple of the page size */
     public long totalBytes() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return totalBytes;
     }
 
+    /** @return the number of pages, {@code totalBytes() / pageSize()} */
     public int totalPages() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return totalPages;
     }
 
+    /** @return the pages held by owners now */
     public int usedPages() {
-        throw new UnsupportedOperationException("not yet implemented");
+        long sum = 0;
+        for (OwnerRecord record : owners.values()) {
+            sum += record.pages.get();
+        }
+        return (int) sum;
     }
 
+    /** @return the pages that could be allocated now: what the budget has left, in whole pages */
     public int freePages() {
-        throw new UnsupportedOperationException("not yet implemented");
+        long cached = 0;
+        for (Magazine magazine : allMagazines) {
+            cached += magazine.count;
+        }
+        return (int) Math.min(totalPages, (budget.available() >>> pageShift) + cached);
     }
 
+    /** @return bytes in use: pages held by owners, reservations, and pages cached per thread */
     public long usedBytes() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return budget.used();
     }
 
+    /** @return the highest {@link #usedBytes()} seen */
+    public long peakUsedBytes() {
+        return budget.peak();
+    }
+
+    /** @return bytes of native or mapped memory actually obtained so far (heap: 0) */
+    public long allocatedBytes() {
+        return allocatedBytes.get();
+    }
+
+    /** @return where the pages live */
     public MemoryType type() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return type;
     }
 
+    /** @return who may use and release pages */
+    public PageAccess pageAccess() {
+        return access;
+    }
+
+    /** @return the budget that accounts this manager's memory; do not reserve from it directly */
     public Budget budget() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return budget;
     }
 
+    /** @return pages released from another thread while confined to a live one, not yet reusable */
+    public int quarantinedPages() {
+        return quarantinedPages.get();
+    }
+
+    /** @return requests refused after spilling, since creation */
+    public long allocationFailures() {
+        return failures.sum();
+    }
+
+    /** @return spill callbacks invoked, since creation */
+    public long spillCount() {
+        return spills.sum();
+    }
+
+    /** @return bytes given back by spill callbacks, since creation */
+    public long spilledBytes() {
+        return spilledBytes.sum();
+    }
+
+    /** @return bytes used per owner (pages plus reservations), keyed by {@code String.valueOf(owner)}, largest first */
     public Map<String, Long> usageByOwner() {
-        throw new UnsupportedOperationException("not yet implemented");
+        List<OwnerRecord> records = new ArrayList<>(owners.values());
+        records.sort(Comparator.comparingLong(this::usedBytesOf).reversed());
+        Map<String, Long> usage = new LinkedHashMap<>();
+        for (OwnerRecord record : records) {
+            usage.merge(record.label, usedBytesOf(record), Long::sum);
+        }
+        return usage;
+    }
+
+    /** @return whether {@link #close()} has been called */
+    public boolean isClosed() {
+        return closed;
     }
 
     @Override
-    public void close() {
-        throw new UnsupportedOperationException("not yet implemented");
+    public String toString() {
+        return "MemoryManager[" + name + ", " + type + ", " + totalPages + " pages of " + ByteSize.format(pageSize)
+                + ", used " + ByteSize.format(usedBytes()) + "]";
     }
 
-    /** Builder skeleton. */
+    /**
+     * Frees all memory. Pages still held are revoked first (their segments throw from now on) and
+     * reported, owner by owner, as a leak; pages confined to another live thread cannot be revoked from
+     * here, so their memory is kept until those threads end. Mapped memory is unmapped; the file stays.
+     * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
+     * does nothing.
+     */
+    @Override
+    public void close() {
+        synchronized (chunkGrowthLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        drainMagazines();
+        StringBuilder leaks = new StringBuilder();
+        for (OwnerRecord record : owners.values()) {
+            long pages = record.pages.get();
+            long reserved = record.reservedBytes.get();
+            if (pages > 0 || reserved > 0) {
+                leaks.append("\n  ").append(record.label).append(": ").append(pages).append(" pages (")
+                        .append(ByteSize.format(pages << pageShift)).append("), ")
+                        .append(ByteSize.format(reserved)).append(" reserved");
+            }
+        }
+        int retained = 0;
+        for (int slot = 0; slot < totalPages; slot++) {
+            Object state = SLOT_STATE.getAcquire(slotState, slot);
+            if (state != null && !revokeAtClose(slot)) {
+                retained++;
+            }
+        }
+        freeChunks();
+        if (!leaks.isEmpty() || retained > 0) {
+            leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
+                    + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end" : ""));
+        }
+        if (mbeanName != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "could not unregister " + mbeanName, e);
+            }
+        }
+        owners.clear();
+        // Everything was revoked or retained above; the budget's remaining count is not a leak of its own.
+        budget.release(budget.used() - childBudgetsUse());
+        if (ownsBudget) {
+            budget.close();
+        }
+    }
+
+    // =================================================================== internals: slots
+
+    /** Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool. */
+    private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count) {
+        int extra = 0;
+        if (magazine != null && count == 1 && budget.tryReserve((long) (1 + MAGAZINE_BATCH - 1) << pageShift)) {
+            extra = MAGAZINE_BATCH - 1;
+        } else {
+            reserveOrSpill(record, (long) count << pageShift, count + (count == 1 ? " page" : " pages"));
+        }
+        int[] slots = new int[count];
+        for (int i = 0; i < count; i++) {
+            slots[i] = popFreeSlot();
+        }
+        for (int i = 0; i < extra; i++) {
+            magazine.put(popFreeSlot());
+        }
+        return slots;
+    }
+
+    /** Pops a slot the budget has already admitted; grows the memory if the pool is empty. */
+    private int popFreeSlot() {
+        while (true) {
+            int slot = freeSlots.pop();
+            if (slot >= 0) {
+                return slot;
+            }
+            synchronized (chunkGrowthLock) {
+                if (!freeSlots.isEmpty()) {
+                    continue;
+                }
+                ensureOpen();
+                if (chunksAllocated == chunks.length) {
+                    // Admitted by the budget, so a slot is on its way back from a concurrent release.
+                    Thread.onSpinWait();
+                    continue;
+                }
+                addChunk(allocateNativeChunk());
+            }
+        }
+    }
+
+    // reinterpret only swaps the scope of a slice the manager owns: same address, same size.
+    @SuppressWarnings("restricted")
+    private MemorySegment lease(int slot, OwnerRecord record) {
+        MemorySegment page;
+        if (type == MemoryType.HEAP) {
+            byte[] array = new byte[pageSize];
+            synchronized (heapSlots) {
+                heapSlots.put(array, slot);
+            }
+            page = MemorySegment.ofArray(array);
+        } else {
+            Chunk chunk = chunks[slot / pagesPerChunk];
+            long offset = (long) (slot % pagesPerChunk) << pageShift;
+            Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
+            page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
+            slotArena[slot] = arena;
+            if (slotThread != null) {
+                slotThread[slot] = Thread.currentThread();
+            }
+        }
+        record.pages.incrementAndGet();
+        SLOT_STATE.setRelease(slotState, slot, record);
+        return page;
+    }
+
+    /** Finds the slot of a page, or throws IllegalArgumentException if it is not one of ours. */
+    private int slotOf(MemorySegment page) {
+        if (type == MemoryType.HEAP) {
+            Object base = page.heapBase().orElse(null);
+            Integer slot = null;
+            if (base instanceof byte[] array && page.byteSize() == pageSize) {
+                synchronized (heapSlots) {
+                    slot = heapSlots.get(array);
+                }
+            }
+            if (slot == null) {
+                throw new IllegalArgumentException("segment " + page + " is not a page held from memory manager '" + name
+                        + "': never allocated here, or already released (heap pages are not reused)");
+            }
+            return slot;
+        }
+        long address = page.address();
+        ChunkIndex index = chunkIndex;
+        int position = Arrays.binarySearch(index.bases, address);
+        if (position < 0) {
+            position = -position - 2;
+        }
+        if (position >= 0) {
+            long offset = address - index.bases[position];
+            if (offset < chunkBytes && (offset & (pageSize - 1)) == 0 && page.byteSize() == pageSize && page.isNative()) {
+                return index.chunkNumbers[position] * pagesPerChunk + (int) (offset >>> pageShift);
+            }
+        }
+        throw new IllegalArgumentException("segment " + page + " is not a page of memory manager '" + name
+                + "' (pages are " + pageSize + "-byte segments returned by allocatePage/allocatePages, not slices)");
+    }
+
+    private IllegalStateException alreadyReleased(MemorySegment page, int slot) {
+        return new IllegalStateException("page " + slot + " of memory manager '" + name
+                + "' was already released (double release); segment " + page);
+    }
+
+    /** Closes the scope of a leased page; throws WrongThreadException for a page confined to another thread. */
+    private void revoke(int slot) {
+        if (type == MemoryType.HEAP) {
+            return;
+        }
+        Arena arena = slotArena[slot];
+        try {
+            arena.close();
+        } catch (WrongThreadException e) {
+            if (slotThread[slot].isAlive()) {
+                throw e;
+            }
+            // The only thread that could reach this segment has ended: nobody can access it any more.
+        }
+        slotArena[slot] = null;
+        if (slotThread != null) {
+            slotThread[slot] = null;
+        }
+    }
+
+    /** Returns a released slot to the caller's cache or to the pool, with its budget. */
+    private void recycle(int slot) {
+        if (type == MemoryType.HEAP) {
+            dropHeapArray(slot);
+            freeSlots.push(slot);
+            budget.release(pageSize);
+            return;
+        }
+        Magazine magazine = magazine();
+        if (magazine == null || !magazine.put(slot)) {
+            freeSlots.push(slot);
+            budget.release(pageSize);
+        }
+    }
+
+    private void dropHeapArray(int slot) {
+        synchronized (heapSlots) {
+            heapSlots.values().remove(slot);
+        }
+    }
+
+    /** Releases a leased slot on behalf of releaseAll: quarantines it if the JDK does not allow revoking it here. */
+    private void forceRelease(int slot, OwnerRecord record) {
+        if (!SLOT_STATE.compareAndSet(slotState, slot, record, null)) {
+            return;
+        }
+        record.pages.decrementAndGet();
+        try {
+            revoke(slot);
+        } catch (WrongThreadException e) {
+            quarantinedPages.incrementAndGet();
+            SLOT_STATE.setRelease(slotState, slot, QUARANTINED);
+            return;
+        }
+        recycle(slot);
+    }
+
+    private void releaseQuarantined(int slot) {
+        revoke(slot);
+        if (SLOT_STATE.compareAndSet(slotState, slot, QUARANTINED, null)) {
+            quarantinedPages.decrementAndGet();
+            recycle(slot);
+        }
+    }
+
+    /** Makes quarantined pages of ended threads reusable. */
+    private void recycleQuarantinedOfEndedThreads() {
+        if (quarantinedPages.get() == 0) {
+            return;
+        }
+        for (int slot = 0; slot < totalPages; slot++) {
+            if (SLOT_STATE.getAcquire(slotState, slot) == QUARANTINED) {
+                Thread thread = slotThread[slot];
+                if (thread != null && !thread.isAlive()) {
+                    releaseQuarantined(slot);
+                }
+            }
+        }
+    }
+
+    /** Revokes one page at close; returns false if it is confined to a live thread and must be retained. */
+    private boolean revokeAtClose(int slot) {
+        if (type == MemoryType.HEAP) {
+            SLOT_STATE.setRelease(slotState, slot, null);
+            return true;
+        }
+        try {
+            revoke(slot);
+            SLOT_STATE.setRelease(slotState, slot, null);
+            return true;
+        } catch (WrongThreadException e) {
+            Chunk chunk = chunks[slot / pagesPerChunk];
+            chunk.retained.incrementAndGet();
+            RETAINED_MEMORY_CLEANER.register(slotThread[slot], chunk::releaseRetained);
+            return false;
+        }
+    }
+
+    private void returnSlots(int[] slots, int count) {
+        for (int i = 0; i < count; i++) {
+            freeSlots.push(slots[i]);
+        }
+        if (count > 0) {
+            budget.release((long) count << pageShift);
+        }
+    }
+
+    // =================================================================== internals: budget and spilling
+
+    private void reserveOrSpill(OwnerRecord requester, long bytes, String what) {
+        if (budget.tryReserve(bytes)) {
+            return;
+        }
+        drainMagazines();
+        recycleQuarantinedOfEndedThreads();
+        if (budget.tryReserve(bytes)) {
+            return;
+        }
+        int[] depth = spillDepth.get();
+        List<String> asked = new ArrayList<>();
+        if (depth[0] == 0) {
+            List<OwnerRecord> candidates = new ArrayList<>();
+            for (OwnerRecord record : owners.values()) {
+                if (record != requester && record.callback != null) {
+                    candidates.add(record);
+                }
+            }
+            candidates.sort(Comparator.comparingLong(this::usedBytesOf).reversed());
+            for (OwnerRecord candidate : candidates) {
+                long needed = bytes - budget.available();
+                long before = usedBytesOf(candidate);
+                SpillEvent event = new SpillEvent();
+                event.begin();
+                depth[0]++;
+                try {
+                    candidate.callback.spill(this, Math.max(needed, 0));
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "spill callback of owner '" + candidate.label
+                            + "' in memory manager '" + name + "' failed", e);
+                } finally {
+                    depth[0]--;
+                }
+                drainMagazines();
+                long freed = Math.max(0, before - usedBytesOf(candidate));
+                event.end();
+                if (event.shouldCommit()) {
+                    event.manager = name;
+                    event.requester = requester.label;
+                    event.spillingOwner = candidate.label;
+                    event.wantedBytes = needed;
+                    event.freedBytes = freed;
+                    event.commit();
+                }
+                spills.increment();
+                spilledBytes.add(freed);
+                asked.add(candidate.label + " (gave back " + ByteSize.format(freed) + ")");
+                if (budget.tryReserve(bytes)) {
+                    return;
+                }
+            }
+        }
+        failures.increment();
+        long used = budget.used();
+        PageAllocationFailedEvent event = new PageAllocationFailedEvent();
+        if (event.shouldCommit()) {
+            event.manager = name;
+            event.owner = requester.label;
+            event.requestedBytes = bytes;
+            event.usedBytes = used;
+            event.limitBytes = totalBytes;
+            event.commit();
+        }
+        throw exceeded(requester, bytes, what, used, asked);
+    }
+
+    private BudgetExceededException exceeded(OwnerRecord requester, long bytes, String what, long used, List<String> asked) {
+        StringBuilder sb = new StringBuilder()
+                .append("memory manager '").append(name).append("' cannot give ").append(what).append(" (")
+                .append(ByteSize.format(bytes)).append(") to owner '").append(requester.label).append("': limit ")
+                .append(ByteSize.format(totalBytes)).append(", used ").append(ByteSize.format(used))
+                .append(" (").append(usedPages()).append(" of ").append(totalPages).append(" pages held");
+        if (quarantinedPages.get() > 0) {
+            sb.append(", ").append(quarantinedPages.get()).append(" quarantined");
+        }
+        sb.append("); biggest owners: ");
+        int named = 0;
+        for (Map.Entry<String, Long> entry : usageByOwner().entrySet()) {
+            if (named == OWNERS_NAMED_IN_MESSAGES || entry.getValue() == 0) {
+                break;
+            }
+            sb.append(named == 0 ? "" : ", ").append(entry.getKey()).append(' ').append(ByteSize.format(entry.getValue()));
+            named++;
+        }
+        if (named == 0) {
+            sb.append("none");
+        }
+        sb.append("; spill callbacks asked: ").append(asked.isEmpty() ? "none" : String.join(", ", asked));
+        return new BudgetExceededException(sb.toString(), budget.path(), bytes, totalBytes, used);
+    }
+
+    private long usedBytesOf(OwnerRecord record) {
+        return (record.pages.get() << pageShift) + record.reservedBytes.get();
+    }
+
+    private long childBudgetsUse() {
+        long sum = 0;
+        for (Budget child : budget.children()) {
+            sum += child.reserved();
+        }
+        return sum;
+    }
+
+    // =================================================================== internals: owners and caches
+
+    private OwnerRecord record(Object owner) {
+        Magazine magazine = magazines.get();
+        if (magazine != null && magazine.lastOwner == owner && !magazine.lastRecord.removed) {
+            return magazine.lastRecord;
+        }
+        OwnerRecord record = owners.get(owner);
+        if (record == null) {
+            record = owners.computeIfAbsent(owner, OwnerRecord::new);
+        }
+        if (magazine != null) {
+            magazine.lastOwner = owner;
+            magazine.lastRecord = record;
+        }
+        return record;
+    }
+
+    /** @return this thread's page cache, or null for heap memory and virtual threads (which would strand pages) */
+    private Magazine magazine() {
+        if (type == MemoryType.HEAP) {
+            return null;
+        }
+        Magazine magazine = magazines.get();
+        if (magazine == null) {
+            Thread thread = Thread.currentThread();
+            if (thread.isVirtual()) {
+                return null;
+            }
+            magazine = new Magazine(thread);
+            magazines.set(magazine);
+            allMagazines.add(magazine);
+        }
+        return magazine;
+    }
+
+    /** Returns every thread's cached pages to the pool; forgets caches of ended threads. */
+    private void drainMagazines() {
+        for (Magazine magazine : allMagazines) {
+            int drained = magazine.drainTo(freeSlots);
+            if (drained > 0) {
+                budget.release((long) drained << pageShift);
+            }
+            if (!magazine.thread.isAlive()) {
+                allMagazines.remove(magazine);
+            }
+        }
+    }
+
+    // =================================================================== internals: memory
+
+    private Chunk allocateNativeChunk() {
+        int number = chunksAllocated;
+        long bytes = Math.min(chunkBytes, totalBytes - (long) number * chunkBytes);
+        Arena arena = Arena.ofShared();
+        MemorySegment memory;
+        try {
+            memory = arena.allocate(bytes, Math.min(pageSize, 4096));
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            throw new OutOfMemoryError("memory manager '" + name + "' could not obtain " + ByteSize.format(bytes)
+                    + " of native memory from the system: " + e.getMessage());
+        }
+        return new Chunk(number, memory, arena);
+    }
+
+    private Chunk mapFile(Path file, long bytes) {
+        if (file == null) {
+            throw new IllegalArgumentException("memory type MAPPED needs a file: call mappedFile(path)");
+        }
+        Path absolute = file.toAbsolutePath();
+        try {
+            if (Files.isDirectory(absolute)) {
+                throw new IllegalArgumentException("mapped file " + absolute + " is a directory");
+            }
+            boolean existed = Files.exists(absolute);
+            if (existed && Files.size(absolute) < bytes) {
+                throw new IllegalArgumentException("mapped file " + absolute + " holds " + Files.size(absolute)
+                        + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
+            }
+            Path directory = absolute.getParent();
+            if (!existed && directory != null && Files.isDirectory(directory)) {
+                long usable = Files.getFileStore(directory).getUsableSpace();
+                if (usable < bytes) {
+                    throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
+                            + ": its file system has only " + ByteSize.format(usable) + " free");
+                }
+            }
+            Arena arena = Arena.ofShared();
+            try (FileChannel channel = FileChannel.open(absolute, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+                return new Chunk(0, memory, arena);
+            } catch (IOException | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot create or map file " + absolute + " for memory manager '" + name
+                    + "': " + e, e);
+        }
+    }
+
+    private void addChunk(Chunk chunk) {
+        chunks[chunk.number] = chunk;
+        chunksAllocated = chunk.number + 1;
+        allocatedBytes.addAndGet(chunk.memory.byteSize());
+        ChunkIndex old = chunkIndex;
+        int size = old.bases.length;
+        long[] bases = Arrays.copyOf(old.bases, size + 1);
+        int[] numbers = Arrays.copyOf(old.chunkNumbers, size + 1);
+        int at = size;
+        long base = chunk.memory.address();
+        while (at > 0 && bases[at - 1] > base) {
+            bases[at] = bases[at - 1];
+            numbers[at] = numbers[at - 1];
+            at--;
+        }
+        bases[at] = base;
+        numbers[at] = chunk.number;
+        chunkIndex = new ChunkIndex(bases, numbers);
+        int first = chunk.number * pagesPerChunk;
+        int pages = (int) (chunk.memory.byteSize() >>> pageShift);
+        for (int slot = first + pages - 1; slot >= first; slot--) {
+            freeSlots.push(slot);
+        }
+    }
+
+    private void freeChunks() {
+        for (Chunk chunk : chunks) {
+            if (chunk != null) {
+                chunk.releaseRetained();
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("memory manager '" + name + "' is closed");
+        }
+    }
+
+    private ObjectName registerMBean() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (int attempt = 1; ; attempt++) {
+            String label = attempt == 1 ? name : name + "-" + attempt;
+            try {
+                ObjectName objectName = new ObjectName("dev.offheap:type=MemoryManager,name=" + ObjectName.quote(label));
+                server.registerMBean(new ManagementView(), objectName);
+                return objectName;
+            } catch (InstanceAlreadyExistsException e) {
+                // another manager has this name; try the next suffix
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.WARNING, "could not register the MBean of memory manager '" + name + "'", e);
+                return null;
+            }
+        }
+    }
+
+    // =================================================================== nested types
+
+    /** One owner's holdings. */
+    private static final class OwnerRecord {
+        final String label;
+        final AtomicLong pages = new AtomicLong();
+        final AtomicLong reservedBytes = new AtomicLong();
+        volatile SpillCallback callback;
+        volatile boolean removed;
+
+        OwnerRecord(Object owner) {
+            this.label = String.valueOf(owner);
+        }
+    }
+
+    /** A run of memory obtained at once, freed when the manager closes and no page of it is retained. */
+    private static final class Chunk {
+        final int number;
+        final MemorySegment memory;
+        final Arena arena;
+        /** One for the manager, plus one per page kept alive for a live confining thread after close. */
+        final AtomicInteger retained = new AtomicInteger(1);
+
+        Chunk(int number, MemorySegment memory, Arena arena) {
+            this.number = number;
+            this.memory = memory;
+            this.arena = arena;
+        }
+
+        void releaseRetained() {
+            if (retained.decrementAndGet() == 0) {
+                arena.close();
+            }
+        }
+    }
+
+    private record ChunkIndex(long[] bases, int[] chunkNumbers) {
+    }
+
+    /**
+     * A thread's private cache of free page slots, already counted in the budget. Only its thread
+     * takes and puts; another thread may drain it, so access is under its monitor, which is
+     * uncontended on the fast path.
+     */
+    private static final class Magazine {
+        final Thread thread;
+        final int[] slots = new int[MAGAZINE_CAPACITY];
+        int count;
+        Object lastOwner;
+        OwnerRecord lastRecord;
+
+        Magazine(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized int take() {
+            return count == 0 ? -1 : slots[--count];
+        }
+
+        /** @return false if full (the caller returns the slot to the pool) */
+        synchronized boolean put(int slot) {
+            if (count == MAGAZINE_CAPACITY) {
+                return false;
+            }
+            slots[count++] = slot;
+            return true;
+        }
+
+        synchronized int drainTo(SlotStack pool) {
+            int drained = count;
+            while (count > 0) {
+                pool.push(slots[--count]);
+            }
+            return drained;
+        }
+    }
+
+    /** The JMX view; reads only. */
+    private final class ManagementView implements MemoryManagerMXBean {
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public String getMemoryType() {
+            return type.name();
+        }
+
+        @Override
+        public int getPageSize() {
+            return pageSize;
+        }
+
+        @Override
+        public long getTotalBytes() {
+            return totalBytes;
+        }
+
+        @Override
+        public int getTotalPages() {
+            return totalPages;
+        }
+
+        @Override
+        public int getUsedPages() {
+            return usedPages();
+        }
+
+        @Override
+        public int getFreePages() {
+            return freePages();
+        }
+
+        @Override
+        public long getReservedBytes() {
+            long sum = 0;
+            for (OwnerRecord record : owners.values()) {
+                sum += record.reservedBytes.get();
+            }
+            return sum;
+        }
+
+        @Override
+        public long getUsedBytes() {
+            return usedBytes();
+        }
+
+        @Override
+        public long getPeakUsedBytes() {
+            return peakUsedBytes();
+        }
+
+        @Override
+        public long getAllocatedBytes() {
+            return allocatedBytes();
+        }
+
+        @Override
+        public long getAllocationFailures() {
+            return allocationFailures();
+        }
+
+        @Override
+        public long getSpillCount() {
+            return spillCount();
+        }
+
+        @Override
+        public long getSpilledBytes() {
+            return spilledBytes();
+        }
+
+        @Override
+        public int getQuarantinedPages() {
+            return quarantinedPages();
+        }
+
+        @Override
+        public Map<String, Long> getUsageByOwner() {
+            return usageByOwner();
+        }
+    }
+
+    // =================================================================== builder
+
+    /**
+     * Configures a {@link MemoryManager}. Not thread-safe; {@link #build()} may be called more than
+     * once (each call makes an independent manager).
+     */
     public static final class Builder {
+        /** Property key prefix read by {@link #properties(Properties)}. */
+        public static final String PROPERTY_PREFIX = "offheap.memory.";
+        private static final Set<String> KNOWN_KEYS = Set.of("size", "fraction-of-heap", "fraction-of-physical", "type",
+                "page-size", "mapped-file", "page-access", "preallocate", "name", "register-mbean");
+
+        private long totalSize = -1;
+        private double heapFraction = -1;
+        private double physicalFraction = -1;
+        private int pageSize = DEFAULT_PAGE_SIZE;
+        private MemoryType type = MemoryType.NATIVE;
+        private Path mappedFile;
+        private PageAccess access = PageAccess.CONFINED;
+        private boolean preallocate;
+        private Budget parentBudget;
+        private String name;
+        private boolean registerMBean = true;
+        private Consumer<String> leakReporter;
+
         private Builder() {
         }
 
-        public Builder totalSize(long bytes) { return this; }
-        public Builder totalSizeFractionOfHeap(double fraction) { return this; }
-        public Builder totalSizeFractionOfPhysicalMemory(double fraction) { return this; }
-        public Builder pageSize(int bytes) { return this; }
-        public Builder type(MemoryType type) { return this; }
-        public Builder mappedFile(Path file) { return this; }
-        public Builder pageAccess(PageAccess access) { return this; }
-        public Builder preallocate(boolean preallocate) { return this; }
-        public Builder parentBudget(Budget parent) { return this; }
-        public Builder name(String name) { return this; }
-        public Builder registerMBean(boolean register) { return this; }
-        public Builder properties(Properties properties) { return this; }
-        public MemoryManager build() { throw new UnsupportedOperationException("not yet implemented"); }
+        /**
+         * Sets the managed memory in bytes; replaces any fraction set before.
+         *
+         * @param bytes the size, a positive multiple of the page size
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is zero or negative (the multiple is checked by {@link #build()})
+         */
+        public Builder totalSize(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("total size must be positive, was " + bytes);
+            }
+            this.totalSize = bytes;
+            this.heapFraction = -1;
+            this.physicalFraction = -1;
+            return this;
+        }
+
+        /**
+         * Sets the managed memory as a fraction of the JVM's maximum heap ({@code -Xmx}), rounded down to
+         * whole pages; replaces any size set before.
+         *
+         * @param fraction greater than 0 and at most 1
+         * @return this builder
+         * @throws IllegalArgumentException if the fraction is out of range
+         */
+        public Builder totalSizeFractionOfHeap(double fraction) {
+            this.heapFraction = checkFraction(fraction);
+            this.totalSize = -1;
+            this.physicalFraction = -1;
+            return this;
+        }
+
+        /**
+         * Sets the managed memory as a fraction of the machine's physical memory, rounded down to whole
+         * pages; replaces any size set before.
+         *
+         * @param fraction greater than 0 and at most 1
+         * @return this builder
+         * @throws IllegalArgumentException if the fraction is out of range
+         */
+        public Builder totalSizeFractionOfPhysicalMemory(double fraction) {
+            this.physicalFraction = checkFraction(fraction);
+            this.totalSize = -1;
+            this.heapFraction = -1;
+            return this;
+        }
+
+        /**
+         * Sets the page size.
+         *
+         * @param bytes a power of two from {@link #MIN_PAGE_SIZE} (4 KiB) to {@link #MAX_PAGE_SIZE} (64 MiB)
+         * @return this builder
+         * @throws IllegalArgumentException if not a power of two or out of range
+         */
+        public Builder pageSize(int bytes) {
+            if (Integer.bitCount(bytes) != 1 || bytes < MIN_PAGE_SIZE || bytes > MAX_PAGE_SIZE) {
+                throw new IllegalArgumentException("page size must be a power of two from 4 KiB to 64 MiB, was " + bytes);
+            }
+            this.pageSize = bytes;
+            return this;
+        }
+
+        /**
+         * Sets where pages live.
+         *
+         * @param type HEAP, NATIVE (default) or MAPPED (then also {@link #mappedFile(Path)})
+         * @return this builder
+         * @throws NullPointerException if {@code type} is null
+         */
+        public Builder type(MemoryType type) {
+            this.type = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /**
+         * Sets the file that backs a {@link MemoryType#MAPPED} manager, on disk or in {@code /dev/shm}.
+         * It is created if missing; an existing file must hold at least the total size.
+         *
+         * @param file the path
+         * @return this builder
+         * @throws NullPointerException if {@code file} is null
+         */
+        public Builder mappedFile(Path file) {
+            this.mappedFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /**
+         * Sets who may use and release pages.
+         *
+         * @param access CONFINED (default) or SHARED
+         * @return this builder
+         * @throws NullPointerException if {@code access} is null
+         */
+        public Builder pageAccess(PageAccess access) {
+            this.access = Objects.requireNonNull(access, "access");
+            return this;
+        }
+
+        /**
+         * Obtains all native memory when the manager is built instead of in 16 MiB chunks on demand
+         * (mapped memory is always mapped at build time).
+         *
+         * @param preallocate whether to preallocate
+         * @return this builder
+         */
+        public Builder preallocate(boolean preallocate) {
+            this.preallocate = preallocate;
+            return this;
+        }
+
+        /**
+         * Draws the manager's memory from {@code parent}: the whole size is reserved there when the
+         * manager is built, and returned when it closes.
+         *
+         * @param parent the parent budget, or null for a manager with a budget of its own
+         * @return this builder
+         */
+        public Builder parentBudget(Budget parent) {
+            this.parentBudget = parent;
+            return this;
+        }
+
+        /**
+         * Names the manager in messages, JMX and its budget.
+         *
+         * @param name non-blank, without '/'
+         * @return this builder
+         * @throws IllegalArgumentException if blank or containing '/'
+         */
+        public Builder name(String name) {
+            if (name == null || name.isBlank() || name.indexOf('/') >= 0) {
+                throw new IllegalArgumentException("manager name must be non-blank and without '/': '" + name + "'");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Chooses whether the manager registers its {@link MemoryManagerMXBean} (default true).
+         *
+         * @param register whether to register
+         * @return this builder
+         */
+        public Builder registerMBean(boolean register) {
+            this.registerMBean = register;
+            return this;
+        }
+
+        /**
+         * Sets who receives the leak report when the manager closes while owners hold memory; by
+         * default it is logged as a warning through {@link System.Logger}.
+         *
+         * @param reporter receives the report text, on the closing thread
+         * @return this builder
+         * @throws NullPointerException if {@code reporter} is null
+         */
+        public Builder leakReporter(Consumer<String> reporter) {
+            this.leakReporter = Objects.requireNonNull(reporter, "reporter");
+            return this;
+        }
+
+        /**
+         * Reads settings from properties, the way {@code taskmanager.memory.*} keys configure Flink.
+         * Keys (all optional) under {@value #PROPERTY_PREFIX}: {@code size} (e.g. {@code 512m}),
+         * {@code fraction-of-heap} or {@code fraction-of-physical} (e.g. {@code 0.25}), {@code type}
+         * ({@code heap}, {@code native}, {@code mapped}), {@code page-size} (e.g. {@code 32k}),
+         * {@code mapped-file}, {@code page-access} ({@code confined}, {@code shared}),
+         * {@code preallocate}, {@code name}, {@code register-mbean}. Other keys are ignored, except
+         * unknown keys under the prefix, which are rejected as likely typos.
+         *
+         * @param properties the properties, e.g. {@link System#getProperties()}
+         * @return this builder
+         * @throws NullPointerException     if {@code properties} is null
+         * @throws IllegalArgumentException for an unknown key under the prefix or a value that does not parse
+         */
+        public Builder properties(Properties properties) {
+            Objects.requireNonNull(properties, "properties");
+            for (String key : properties.stringPropertyNames()) {
+                if (!key.startsWith(PROPERTY_PREFIX)) {
+                    continue;
+                }
+                String shortKey = key.substring(PROPERTY_PREFIX.length());
+                String value = properties.getProperty(key).trim();
+                if (!KNOWN_KEYS.contains(shortKey)) {
+                    throw new IllegalArgumentException("unknown memory manager property '" + key + "'; known: "
+                            + KNOWN_KEYS.stream().sorted().map(k -> PROPERTY_PREFIX + k).toList());
+                }
+                try {
+                    switch (shortKey) {
+                        case "size" -> totalSize(ByteSize.parse(value));
+                        case "fraction-of-heap" -> totalSizeFractionOfHeap(Double.parseDouble(value));
+                        case "fraction-of-physical" -> totalSizeFractionOfPhysicalMemory(Double.parseDouble(value));
+                        case "type" -> type(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "page-size" -> pageSize(Math.toIntExact(ByteSize.parse(value)));
+                        case "mapped-file" -> mappedFile(Path.of(value));
+                        case "page-access" -> pageAccess(PageAccess.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "preallocate" -> preallocate(parseBoolean(value));
+                        case "name" -> name(value);
+                        case "register-mbean" -> registerMBean(parseBoolean(value));
+                        default -> throw new AssertionError(shortKey);
+                    }
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    throw new IllegalArgumentException("bad value '" + value + "' for property '" + key + "': " + e.getMessage(), e);
+                }
+            }
+            return this;
+        }
+
+        /**
+         * Builds the manager.
+         *
+         * @return a new, open manager
+         * @throws IllegalStateException    if no size was set
+         * @throws IllegalArgumentException if the size is not a multiple of the page size, exceeds
+         *                                  2^31-1 pages, a fraction yields less than one page, or a
+         *                                  mapped file is missing, too small or cannot be created
+         * @throws BudgetExceededException  if the parent budget cannot give the size
+         * @throws OutOfMemoryError         if preallocated native memory cannot be obtained
+         */
+        public MemoryManager build() {
+            long total;
+            if (totalSize > 0) {
+                total = totalSize;
+                if (total % pageSize != 0) {
+                    throw new IllegalArgumentException("total size " + total + " is not a multiple of the page size "
+                            + pageSize + " (nearest: " + (total / pageSize * pageSize) + " or "
+                            + ((total / pageSize + 1) * pageSize) + ")");
+                }
+            } else if (heapFraction > 0 || physicalFraction > 0) {
+                long base = heapFraction > 0 ? Runtime.getRuntime().maxMemory() : physicalMemory();
+                double fraction = heapFraction > 0 ? heapFraction : physicalFraction;
+                total = (long) (base * fraction) / pageSize * pageSize;
+                if (total == 0) {
+                    throw new IllegalArgumentException("fraction " + fraction + " of " + ByteSize.format(base)
+                            + " is less than one page of " + ByteSize.format(pageSize));
+                }
+            } else {
+                throw new IllegalStateException("no size: call totalSize, totalSizeFractionOfHeap or totalSizeFractionOfPhysicalMemory");
+            }
+            if (total / pageSize > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("total size " + total + " is more than 2^31-1 pages of " + pageSize
+                        + " bytes; use larger pages");
+            }
+            if (type == MemoryType.MAPPED && mappedFile == null) {
+                throw new IllegalArgumentException("memory type MAPPED needs a file: call mappedFile(path)");
+            }
+            return new MemoryManager(this, total);
+        }
+
+        private static long physicalMemory() {
+            if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+                return os.getTotalMemorySize();
+            }
+            throw new IllegalStateException("this JVM does not report physical memory; set the size in bytes");
+        }
+
+        private static double checkFraction(double fraction) {
+            if (!(fraction > 0 && fraction <= 1)) {
+                throw new IllegalArgumentException("fraction must be greater than 0 and at most 1, was " + fraction);
+            }
+            return fraction;
+        }
+
+        private static boolean parseBoolean(String value) {
+            return switch (value.toLowerCase(Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException("expected true or false");
+            };
+        }
     }
 }

@@ -1,0 +1,58 @@
+package dev.offheap.memory;
+
+import java.util.Map;
+
+/**
+ * The management view of a {@link MemoryManager}, registered with the platform MBean server under
+ * {@code dev.offheap:type=MemoryManager,name=<manager name>} so that jConsole, VisualVM and JMX
+ * exporters show it. All sizes are in bytes; every getter is a cheap snapshot, safe from any thread.
+ */
+public interface MemoryManagerMXBean {
+    /** @return the manager's name */
+    String getName();
+
+    /** @return where the pages live: HEAP, NATIVE or MAPPED */
+    String getMemoryType();
+
+    /** @return the page size in bytes */
+    int getPageSize();
+
+    /** @return the managed memory in bytes */
+    long getTotalBytes();
+
+    /** @return the number of pages the manager can hand out */
+    int getTotalPages();
+
+    /** @return the pages held by owners now */
+    int getUsedPages();
+
+    /** @return the pages that could be allocated now (total minus used, reserved bytes and quarantined pages) */
+    int getFreePages();
+
+    /** @return bytes reserved by owners outside pages */
+    long getReservedBytes();
+
+    /** @return bytes in use: pages held by owners plus reservations (plus pages cached per thread) */
+    long getUsedBytes();
+
+    /** @return the highest used bytes seen */
+    long getPeakUsedBytes();
+
+    /** @return native or mapped bytes actually obtained from the system so far */
+    long getAllocatedBytes();
+
+    /** @return requests refused after spilling */
+    long getAllocationFailures();
+
+    /** @return spill callbacks invoked */
+    long getSpillCount();
+
+    /** @return bytes given back by spill callbacks */
+    long getSpilledBytes();
+
+    /** @return pages released while confined to another live thread, held back until that thread ends */
+    int getQuarantinedPages();
+
+    /** @return bytes used per owner (pages plus reservations), keyed by the owner's text */
+    Map<String, Long> getUsageByOwner();
+}
