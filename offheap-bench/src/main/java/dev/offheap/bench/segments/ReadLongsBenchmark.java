@@ -1,0 +1,76 @@
+package dev.offheap.bench.segments;
+
+import dev.offheap.bench.Baseline;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Reads 4096 (or 2^27) longs and returns their sum; the baseline reads a {@code long[]}.
+ *
+ * <p>Variants: {@code longArray} (plain Java array, the baseline), heap and direct {@code ByteBuffer}
+ * (absolute, native byte order), heap ({@code ofArray(byte[])}), native and mapped (a file in
+ * {@code /tmp}) {@code MemorySegment}, a {@code MemoryManager} page, and {@code library}: the plain {@code getAtIndex} loop on a native segment, which needs no help.
+ * Every variant covers the whole region: 32 KiB, and 1 GiB ({@link Regions#bytes}); the
+ * {@code managerPage} variant covers it with pages of at most 64 MiB (16 pages for 1 GiB), the
+ * largest page a MemoryManager hands out. Each method runs in its own fork, so every loop sees
+ * one segment class (the 'exclusive' case).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "--enable-native-access=ALL-UNNAMED"})
+public class ReadLongsBenchmark {
+
+    @Benchmark
+    @Baseline
+    public long longArray(Regions r) {
+        return Loops.readLongs(r.longArray);
+    }
+
+    @Benchmark
+    public long heapByteBuffer(Regions r) {
+        return Loops.readLongs(r.heapBuffer);
+    }
+
+    @Benchmark
+    public long directByteBuffer(Regions r) {
+        return Loops.readLongs(r.directBuffer);
+    }
+
+    @Benchmark
+    public long heapSegment(Regions r) {
+        return Loops.readLongs(r.heapSegment);
+    }
+
+    @Benchmark
+    public long nativeSegment(Regions r) {
+        return Loops.readLongs(r.nativeSegment);
+    }
+
+    @Benchmark
+    public long mappedSegment(Regions r) {
+        return Loops.readLongs(r.mappedSegment);
+    }
+
+    @Benchmark
+    public long managerPage(Regions r) {
+        long sum = 0;
+        for (MemorySegment page : r.pages) {
+            sum += Loops.readLongs(page);
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public long library(Regions r) {
+        return Loops.readLongs(r.nativeSegment);
+    }
+}

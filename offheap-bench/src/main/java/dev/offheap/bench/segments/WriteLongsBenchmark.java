@@ -1,0 +1,83 @@
+package dev.offheap.bench.segments;
+
+import dev.offheap.bench.Baseline;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Writes 4096 (or 2^27) longs, {@code i} at index {@code i}; the baseline writes a {@code long[]}
+ * of the same byte size.
+ *
+ * <p>Variants: {@code longArray} (plain Java array, the baseline), heap and direct {@code ByteBuffer}
+ * (absolute, native byte order), heap ({@code ofArray(byte[])}), native and mapped (a file in
+ * {@code /tmp}) {@code MemorySegment}, a {@code MemoryManager} page, and {@code library}: the plain {@code setAtIndex(JAVA_LONG_UNALIGNED, i, v)} loop on a native segment, which needs no help.
+ * Every variant covers the whole region: 32 KiB, and 1 GiB ({@link Regions#bytes}); the
+ * {@code managerPage} variant covers it with pages of at most 64 MiB (16 pages for 1 GiB), the
+ * largest page a MemoryManager hands out. Each method runs in its own fork, so every loop sees
+ * one segment class (the 'exclusive' case).
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx3g", "--enable-native-access=ALL-UNNAMED"})
+public class WriteLongsBenchmark {
+
+    @Benchmark
+    @Baseline
+    public Object longArray(Regions r) {
+        Loops.writeLongs(r.longArray);
+        return r.longArray;
+    }
+
+    @Benchmark
+    public Object heapByteBuffer(Regions r) {
+        Loops.writeLongs(r.heapBuffer);
+        return r.heapBuffer;
+    }
+
+    @Benchmark
+    public Object directByteBuffer(Regions r) {
+        Loops.writeLongs(r.directBuffer);
+        return r.directBuffer;
+    }
+
+    @Benchmark
+    public MemorySegment heapSegment(Regions r) {
+        Loops.writeLongs(r.heapSegment);
+        return r.heapSegment;
+    }
+
+    @Benchmark
+    public MemorySegment nativeSegment(Regions r) {
+        Loops.writeLongs(r.nativeSegment);
+        return r.nativeSegment;
+    }
+
+    @Benchmark
+    public MemorySegment mappedSegment(Regions r) {
+        Loops.writeLongs(r.mappedSegment);
+        return r.mappedSegment;
+    }
+
+    @Benchmark
+    public MemorySegment managerPage(Regions r) {
+        for (MemorySegment page : r.pages) {
+            Loops.writeLongs(page);
+        }
+        return r.pages[0];
+    }
+
+    @Benchmark
+    public MemorySegment library(Regions r) {
+        Loops.writeLongs(r.nativeSegment);
+        return r.nativeSegment;
+    }
+}

@@ -1,0 +1,231 @@
+package dev.offheap.memory.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * The one source of the segment loops. Never duplicate these loops in source: to keep call
+ * sites monomorphic, {@link SegmentKernelCopies} loads this class's bytes again as hidden classes,
+ * one per concrete segment class, and each copy collects its own JIT profile.
+ *
+ * <p>The class must stay self-contained: no static state other than constants, no nested
+ * classes, because a hidden copy shares only its bytecode with the original.
+ */
+public final class SegmentKernels extends SegmentKernel {
+
+    private static final ValueLayout.OfLong LONG_BE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_LE =
+            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT_BE =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT_LE =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT_BE =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG_NATIVE = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    /** From this length on, comparisons use the JDK's vectorized {@code mismatch}. */
+    private static final long MISMATCH_THRESHOLD = 64;
+
+    // Multipliers of the hash: odd 64-bit constants with well spread bits (golden ratio and
+    // the constants of well-studied 64-bit mixers).
+    private static final long M1 = 0x9E3779B97F4A7C15L;
+    private static final long M2 = 0xC2B2AE3D27D4EB4FL;
+    private static final long M3 = 0x165667B19E3779F9L;
+    private static final long M4 = 0xFF51AFD7ED558CCDL;
+    private static final long M5 = 0xC4CEB9FE1A85EC53L;
+    private static final long M6 = 0x9FB21C651E98DF25L;
+
+    /** Creates the kernel; hidden copies are created reflectively by {@link SegmentKernelCopies}. */
+    public SegmentKernels() {
+    }
+
+    private static void checkRange(MemorySegment s, long offset, long length) {
+        Objects.checkFromIndexSize(offset, length, s.byteSize());
+    }
+
+    @Override
+    public int compareUnsigned(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
+        checkRange(a, aOffset, length);
+        checkRange(b, bOffset, length);
+        long i = 0;
+        if (length >= MISMATCH_THRESHOLD) {
+            long m = MemorySegment.mismatch(a, aOffset, aOffset + length, b, bOffset, bOffset + length);
+            if (m < 0) {
+                return 0;
+            }
+            return Integer.compare(
+                    Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aOffset + m)),
+                    Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOffset + m)));
+        }
+        for (; i <= length - Long.BYTES; i += Long.BYTES) {
+            long x = a.get(LONG_BE, aOffset + i);
+            long y = b.get(LONG_BE, bOffset + i);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        for (; i < length; i++) {
+            int d = Byte.toUnsignedInt(a.get(ValueLayout.JAVA_BYTE, aOffset + i))
+                    - Byte.toUnsignedInt(b.get(ValueLayout.JAVA_BYTE, bOffset + i));
+            if (d != 0) {
+                return d;
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    public void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
+        checkRange(a, aOffset, length);
+        checkRange(b, bOffset, length);
+        if (length == 0) {
+            return;
+        }
+        checkDisjoint(a, aOffset, b, bOffset, length);
+        long i = 0;
+        for (; i <= length - Long.BYTES; i += Long.BYTES) {
+            long x = a.get(LONG_NATIVE, aOffset + i);
+            a.set(LONG_NATIVE, aOffset + i, b.get(LONG_NATIVE, bOffset + i));
+            b.set(LONG_NATIVE, bOffset + i, x);
+        }
+        for (; i < length; i++) {
+            byte x = a.get(ValueLayout.JAVA_BYTE, aOffset + i);
+            a.set(ValueLayout.JAVA_BYTE, aOffset + i, b.get(ValueLayout.JAVA_BYTE, bOffset + i));
+            b.set(ValueLayout.JAVA_BYTE, bOffset + i, x);
+        }
+    }
+
+    private static void checkDisjoint(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
+        boolean overlap;
+        if (a == b) {
+            overlap = aOffset < bOffset + length && bOffset < aOffset + length;
+        } else if (a.isNative() != b.isNative()) {
+            overlap = false;
+        } else if (a.isNative()) {
+            long x = a.address() + aOffset;
+            long y = b.address() + bOffset;
+            overlap = x < y + length && y < x + length;
+        } else {
+            // Two heap views: rare, so the allocating JDK check is fine here.
+            overlap = a.asSlice(aOffset, length).asOverlappingSlice(b.asSlice(bOffset, length)).isPresent();
+        }
+        if (overlap) {
+            throw new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
+                    + ") and [" + bOffset + ", " + (bOffset + length) + ") of the same memory");
+        }
+    }
+
+    @Override
+    public long hash64(MemorySegment s, long offset, long length, long seed) {
+        checkRange(s, offset, length);
+        long h = seed + length * M1;
+        long i = 0;
+        if (length >= 32) {
+            // Four independent lanes, so that the multiplies of one block run in parallel.
+            long v1 = h + M1 + M2;
+            long v2 = h + M2;
+            long v3 = h;
+            long v4 = h - M1;
+            for (; i <= length - 32; i += 32) {
+                v1 = round(v1, s.get(LONG_LE, offset + i));
+                v2 = round(v2, s.get(LONG_LE, offset + i + 8));
+                v3 = round(v3, s.get(LONG_LE, offset + i + 16));
+                v4 = round(v4, s.get(LONG_LE, offset + i + 24));
+            }
+            h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
+            h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+        }
+        for (; i <= length - 8; i += 8) {
+            h = Long.rotateLeft(h ^ round(0, s.get(LONG_LE, offset + i)), 27) * M1 + M4;
+        }
+        long rem = length - i;
+        if (rem > 0) {
+            // The last 1..7 bytes as one word: two overlapping ints, or first/middle/last byte
+            // and the count (the length is in the state already, so overlap cannot collide).
+            long t;
+            if (rem >= 4) {
+                t = Integer.toUnsignedLong(s.get(INT_LE, offset + i))
+                        | Integer.toUnsignedLong(s.get(INT_LE, offset + length - 4)) << 32;
+            } else {
+                t = Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i))
+                        | Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i + (rem >>> 1))) << 8
+                        | Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + length - 1)) << 16
+                        | rem << 24;
+            }
+            h = Long.rotateLeft(h ^ round(0, t), 27) * M1 + M4;
+        }
+        return finish(h);
+    }
+
+    private static long round(long acc, long input) {
+        return Long.rotateLeft(acc + input * M2, 31) * M1;
+    }
+
+    private static long merge(long h, long lane) {
+        return (h ^ round(0, lane)) * M1 + M4;
+    }
+
+    /** Pelle Evensen's rrmxmx finalizer: every input bit affects every output bit. */
+    private static long finish(long h) {
+        h ^= Long.rotateRight(h, 49) ^ Long.rotateRight(h, 24);
+        h *= M6;
+        h ^= h >>> 28;
+        h *= M6;
+        return h ^ (h >>> 28);
+    }
+
+    @Override
+    public void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
+        MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
+    }
+
+    @Override
+    public void fill(MemorySegment s, long offset, long length, byte value) {
+        checkRange(s, offset, length);
+        s.asSlice(offset, length).fill(value);
+    }
+
+    @Override
+    public void writeBytes(MemorySegment dst, long dstOffset, byte[] src, int srcIndex, int length) {
+        MemorySegment.copy(src, srcIndex, dst, ValueLayout.JAVA_BYTE, dstOffset, length);
+    }
+
+    @Override
+    public void readBytes(MemorySegment src, long srcOffset, byte[] dst, int dstIndex, int length) {
+        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, dst, dstIndex, length);
+    }
+
+    @Override
+    public long getLongBE(MemorySegment s, long offset) {
+        return s.get(LONG_BE, offset);
+    }
+
+    @Override
+    public void putLongBE(MemorySegment s, long offset, long value) {
+        s.set(LONG_BE, offset, value);
+    }
+
+    @Override
+    public int getIntBE(MemorySegment s, long offset) {
+        return s.get(INT_BE, offset);
+    }
+
+    @Override
+    public void putIntBE(MemorySegment s, long offset, int value) {
+        s.set(INT_BE, offset, value);
+    }
+
+    @Override
+    public short getShortBE(MemorySegment s, long offset) {
+        return s.get(SHORT_BE, offset);
+    }
+
+    @Override
+    public void putShortBE(MemorySegment s, long offset, short value) {
+        s.set(SHORT_BE, offset, value);
+    }
+}
