@@ -55,8 +55,6 @@ public final class Budget implements AutoCloseable {
 
     private static final VarHandle USED;
     private static final VarHandle PEAK;
-    private static final VarHandle RESERVATION_LEFT;
-    private static final VarHandle DRAWN;
     private static final VarHandle DIRECT;
     private static final VarHandle CLOSED;
 
@@ -65,8 +63,6 @@ public final class Budget implements AutoCloseable {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             USED = lookup.findVarHandle(Budget.class, "used", long.class);
             PEAK = lookup.findVarHandle(Budget.class, "peak", long.class);
-            RESERVATION_LEFT = lookup.findVarHandle(Budget.class, "reservationLeft", long.class);
-            DRAWN = lookup.findVarHandle(Budget.class, "drawn", long.class);
             DIRECT = lookup.findVarHandle(Budget.class, "direct", long.class);
             CLOSED = lookup.findVarHandle(Budget.class, "closed", boolean.class);
         } catch (ReflectiveOperationException e) {
@@ -86,18 +82,18 @@ public final class Budget implements AutoCloseable {
     private volatile long used;
     @SuppressWarnings("unused") // accessed through PEAK
     private volatile long peak;
-    /** The part of the reservation not in use; use beyond it is drawn from the parent. */
-    @SuppressWarnings("unused") // accessed through RESERVATION_LEFT
-    private volatile long reservationLeft;
-    /** Bytes drawn from the parent beyond the reservation. */
-    @SuppressWarnings("unused") // accessed through DRAWN
-    private volatile long drawn;
     /**
      * Bytes reserved by this budget's own callers, not by its children: what {@link #release} may
-     * give back. Kept apart so that a caller can never release bytes a child holds.
+     * give back, so that a caller can never release bytes a child holds. Only budgets that have had
+     * a child keep it (a leaf's {@code used} is exactly that), so a leaf pays one atomic update per
+     * reserve or release. {@link #enableDirectCount()} switches it on; see there why that is race-free.
      */
     @SuppressWarnings("unused") // accessed through DIRECT
     private volatile long direct;
+    /** Reserve and tryReserve add to {@code direct} (set when the first child is created). */
+    private volatile boolean directCounted;
+    /** {@code direct} holds every direct reservation, so release checks against it. */
+    private volatile boolean directReady;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -108,7 +104,6 @@ public final class Budget implements AutoCloseable {
         this.limit = limit;
         this.reservation = reservation;
         this.leakReporter = leakReporter;
-        this.reservationLeft = reservation;
     }
 
     /**
@@ -182,6 +177,7 @@ public final class Budget implements AutoCloseable {
                     + " bytes exceeds the child's limit of " + limitBytes + " bytes");
         }
         Budget child = new Budget(name, this, limitBytes, reservationBytes, leakReporter);
+        enableDirectCount();
         if (reservationBytes > 0) {
             Budget refusing = take(reservationBytes);
             if (refusing != null) {
@@ -208,7 +204,9 @@ public final class Budget implements AutoCloseable {
         if (refusing != null) {
             throw refusing.exceeded(bytes, path);
         }
-        DIRECT.getAndAdd(this, bytes);
+        if (directCounted) {
+            DIRECT.getAndAdd(this, bytes);
+        }
     }
 
     /**
@@ -224,7 +222,9 @@ public final class Budget implements AutoCloseable {
         if (take(bytes) != null) {
             return false;
         }
-        DIRECT.getAndAdd(this, bytes);
+        if (directCounted) {
+            DIRECT.getAndAdd(this, bytes);
+        }
         return true;
     }
 
@@ -242,22 +242,60 @@ public final class Budget implements AutoCloseable {
         if (bytes == 0 || closed) {
             return;
         }
+        if (!directReady) {
+            // No child has ever drawn from this budget: everything used was reserved directly.
+            long current;
+            do {
+                current = (long) USED.getVolatile(this);
+                if (bytes > current) {
+                    throw overRelease(bytes, current);
+                }
+            } while (!USED.weakCompareAndSet(this, current, current - bytes));
+            chargeParentForDecrease(bytes, current);
+            return;
+        }
         long current;
         do {
             current = (long) DIRECT.getVolatile(this);
             if (bytes > current) {
-                throw new IllegalStateException("budget '" + path + "': release of " + bytes
-                        + " bytes but only " + current + " bytes are reserved directly"
-                        + (used() > current ? " (its children hold the other " + (used() - current) + ")" : ""));
+                throw overRelease(bytes, current);
             }
         } while (!DIRECT.weakCompareAndSet(this, current, current - bytes));
-        USED.getAndAdd(this, -bytes);
-        returnToParent(bytes);
+        subtract(bytes);
+    }
+
+    private IllegalStateException overRelease(long bytes, long reservedDirectly) {
+        long used = used();
+        return new IllegalStateException("budget '" + path + "': release of " + bytes
+                + " bytes but only " + reservedDirectly + " bytes are reserved directly"
+                + (used > reservedDirectly ? " (its children hold the other " + (used - reservedDirectly) + ")" : ""));
+    }
+
+    /**
+     * Starts counting direct reservations apart from the children's, before the first child takes
+     * anything. Race-free without a lock on the fast paths: {@code directCounted} is set before
+     * {@code used} is read for the initial count, so (all accesses being volatile) a concurrent
+     * reserve either happened before that read and is in the initial count, or sees the flag and adds
+     * itself; at worst both, which makes the release check lenient by that amount, never wrong the
+     * other way. Releases check against {@code direct} only once the initial count is in
+     * ({@code directReady}); until then they check against {@code used} as before.
+     */
+    private void enableDirectCount() {
+        if (directReady) {
+            return;
+        }
+        synchronized (children) {
+            if (!directCounted) {
+                directCounted = true;
+                DIRECT.getAndAdd(this, (long) USED.getVolatile(this));
+                directReady = true;
+            }
+        }
     }
 
     /** @return the bytes reserved through this budget itself and not yet released, excluding its children's */
     public long reservedDirectly() {
-        return (long) DIRECT.getVolatile(this);
+        return directReady ? (long) DIRECT.getVolatile(this) : used();
     }
 
     /** @return the limit in bytes */
@@ -272,7 +310,7 @@ public final class Budget implements AutoCloseable {
 
     /** @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it) */
     public long reserved() {
-        return parent == null ? used() : reservation + (long) DRAWN.getVolatile(this);
+        return parent == null ? used() : Math.max(reservation, used());
     }
 
     /** @return the reservation given at creation, in bytes (0 for a root) */
@@ -346,13 +384,11 @@ public final class Budget implements AutoCloseable {
         for (Budget child : List.copyOf(children)) {
             child.close();
         }
-        USED.getAndSet(this, 0L);
+        long usedAtClose = (long) USED.getAndSet(this, 0L);
         DIRECT.getAndSet(this, 0L);
         if (parent != null) {
-            long held = reservation + (long) DRAWN.getAndSet(this, 0L);
-            RESERVATION_LEFT.setVolatile(this, 0L);
             parent.children.remove(this);
-            parent.releaseFromChild(held);
+            parent.subtract(Math.max(reservation, usedAtClose));
         }
     }
 
@@ -363,76 +399,61 @@ public final class Budget implements AutoCloseable {
 
     // ---------------------------------------------------------------- internals
 
-    /** Reserves {@code bytes}; returns null on success, else the budget that refused (nothing taken). */
+    /*
+     * Accounting scheme. A budget counts `used`; its parent is charged its reservation (when the child
+     * is created) plus f(used) = max(0, used - reservation). A change of `used` from u to v is made by
+     * one compare-and-set from exactly u, and charges the parent f(v) - f(u): before the compare-and-set
+     * when it grows (undone if the compare-and-set loses to another thread), after it when it shrinks.
+     * So the parent is charged exactly for the transitions that happened, is never charged less than
+     * f(used), and no counter ever reads above its limit. Within the reservation a request costs one
+     * compare-and-set on this budget alone.
+     */
+
+    /** Reserves {@code bytes}; returns null on success, else the budget that refused (nothing kept). */
     private Budget take(long bytes) {
         ensureOpen();
         if (bytes == 0) {
             return null;
         }
-        long current;
-        long next;
-        do {
-            current = (long) USED.getVolatile(this);
-            next = current + bytes;
+        while (true) {
+            long current = (long) USED.getVolatile(this);
+            long next = current + bytes;
             if (next > limit || next < 0) {
                 return this;
             }
-        } while (!USED.weakCompareAndSet(this, current, next));
-        if (parent != null) {
-            long fromReservation = takeFromReservation(bytes);
-            long fromParent = bytes - fromReservation;
-            if (fromParent > 0) {
-                Budget refusing = parent.take(fromParent);
+            long toParent = parent == null ? 0 : Math.min(bytes, next - reservation);
+            if (toParent > 0) {
+                Budget refusing = parent.take(toParent);
                 if (refusing != null) {
-                    RESERVATION_LEFT.getAndAdd(this, fromReservation);
-                    USED.getAndAdd(this, -bytes);
                     return refusing;
                 }
-                DRAWN.getAndAdd(this, fromParent);
+            }
+            if (USED.compareAndSet(this, current, next)) {
+                raisePeak(next);
+                return null;
+            }
+            if (toParent > 0) {
+                parent.subtract(toParent);
             }
         }
-        raisePeak(next);
-        return null;
     }
 
-    private long takeFromReservation(long bytes) {
-        long left;
-        long taken;
-        do {
-            left = (long) RESERVATION_LEFT.getVolatile(this);
-            if (left <= 0) {
-                return 0;
-            }
-            taken = Math.min(left, bytes);
-        } while (!RESERVATION_LEFT.weakCompareAndSet(this, left, left - taken));
-        return taken;
-    }
-
-    /** Gives {@code bytes} just released by this budget's use back, to the parent first. */
-    private void returnToParent(long bytes) {
-        if (parent == null) {
-            return;
-        }
-        long drawnNow;
-        long toParent;
-        do {
-            drawnNow = (long) DRAWN.getVolatile(this);
-            toParent = Math.min(drawnNow, bytes);
-        } while (toParent > 0 && !DRAWN.weakCompareAndSet(this, drawnNow, drawnNow - toParent));
-        if (toParent > 0) {
-            parent.releaseFromChild(toParent);
-        }
-        if (bytes > toParent) {
-            RESERVATION_LEFT.getAndAdd(this, bytes - toParent);
-        }
-    }
-
-    private void releaseFromChild(long bytes) {
+    /** Takes {@code bytes} away here, then the parent's share of the change. */
+    private void subtract(long bytes) {
         if (closed) {
             return;
         }
-        USED.getAndAdd(this, -bytes);
-        returnToParent(bytes);
+        chargeParentForDecrease(bytes, (long) USED.getAndAdd(this, -bytes));
+    }
+
+    /** Gives the parent its share of this budget's decrease by {@code bytes} from {@code usedBefore}. */
+    private void chargeParentForDecrease(long bytes, long usedBefore) {
+        if (parent != null) {
+            long toParent = Math.min(bytes, usedBefore - reservation);
+            if (toParent > 0) {
+                parent.subtract(toParent);
+            }
+        }
     }
 
     private void raisePeak(long candidate) {

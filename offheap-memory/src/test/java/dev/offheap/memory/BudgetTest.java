@@ -420,6 +420,31 @@ class BudgetTest {
         }
     }
 
+    /** Direct reservations made while the budget was a leaf stay releasable after it gets children, and only those. */
+    @Test
+    void directReservationsFromBeforeTheFirstChildStayReleasableAndChildBytesStayProtected() {
+        try (Budget root = root("process", 1000)) {
+            root.reserve(300);
+            assertThat(root.reservedDirectly()).isEqualTo(300);
+            Budget child = root.child("cache", 1000, 100);
+            child.reserve(250);
+            assertThat(root.used()).isEqualTo(550);
+            assertThat(root.reservedDirectly()).isEqualTo(300);
+            root.reserve(50);
+            assertThat(root.reservedDirectly()).isEqualTo(350);
+            root.release(350);
+            assertThatThrownBy(() -> root.release(1))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("only 0 bytes are reserved directly")
+                    .hasMessageContaining("its children hold the other 250");
+            assertThat(root.used()).isEqualTo(250);
+            child.release(250);
+            assertThat(root.used()).isEqualTo(100);
+            child.close();
+            assertThat(root.used()).isZero();
+        }
+    }
+
     // ------------------------------------------------------------------ close
 
     @Test
