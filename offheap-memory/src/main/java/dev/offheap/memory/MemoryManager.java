@@ -125,8 +125,9 @@ public final class MemoryManager implements AutoCloseable {
     private final boolean ownsBudget;
     private final Consumer<String> leakReporter;
 
-    // ---- memory: chunks of pagesPerChunk pages; slot = chunk * pagesPerChunk + page in chunk
-    private final int pagesPerChunk;
+    // ---- memory: chunks of up to 2^chunkShift pages, every chunk but the last one full;
+    // slot = (chunk << chunkShift) + page in chunk, so finding a page's memory is a shift and a mask
+    private final int chunkShift;
     private final long chunkBytes;
     private final Chunk[] chunks;
     private final Object chunkGrowthLock = new Object();
@@ -181,13 +182,12 @@ public final class MemoryManager implements AutoCloseable {
         this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
         this.releasedHeapArrays = type == MemoryType.HEAP ? new WeakHashMap<>() : null;
         this.freeSlots = new SlotStack(totalPages);
-        if (type == MemoryType.MAPPED) {
-            this.chunkBytes = total;
-        } else {
-            this.chunkBytes = Math.min(total, Math.max(pageSize, NATIVE_CHUNK_BYTES));
-        }
-        this.pagesPerChunk = (int) (chunkBytes >>> pageShift);
-        this.chunks = new Chunk[(int) ((total + chunkBytes - 1) / chunkBytes)];
+        // ceil(log2(totalPages)): one chunk holds everything; mapped memory is always one mapping
+        int shiftForAllPages = 64 - Long.numberOfLeadingZeros(Math.max(1, totalPages) - 1L);
+        int shiftForNativeChunk = Math.max(0, Long.numberOfTrailingZeros(NATIVE_CHUNK_BYTES) - pageShift);
+        this.chunkShift = type == MemoryType.MAPPED ? shiftForAllPages : Math.min(shiftForAllPages, shiftForNativeChunk);
+        this.chunkBytes = (long) pageSize << chunkShift;
+        this.chunks = new Chunk[(int) ((totalPages + (1L << chunkShift) - 1) >>> chunkShift)];
         try {
             if (type == MemoryType.MAPPED) {
                 addChunk(mapFile(b.mappedFile, total));
@@ -674,8 +674,8 @@ public final class MemoryManager implements AutoCloseable {
             }
             page = MemorySegment.ofArray(array);
         } else {
-            Chunk chunk = chunks[slot / pagesPerChunk];
-            long offset = (long) (slot % pagesPerChunk) << pageShift;
+            Chunk chunk = chunks[slot >>> chunkShift];
+            long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
             Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
             page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
             SLOT_STATE.setRelease(slotState, slot,
@@ -714,8 +714,10 @@ public final class MemoryManager implements AutoCloseable {
         }
         if (position >= 0) {
             long offset = address - index.bases[position];
-            if (offset < chunkBytes && (offset & (pageSize - 1)) == 0 && page.byteSize() == pageSize && page.isNative()) {
-                return index.chunkNumbers[position] * pagesPerChunk + (int) (offset >>> pageShift);
+            int number = index.chunkNumbers[position];
+            if (offset < chunks[number].memory.byteSize() && (offset & (pageSize - 1)) == 0
+                    && page.byteSize() == pageSize && page.isNative()) {
+                return (number << chunkShift) + (int) (offset >>> pageShift);
             }
         }
         throw new IllegalArgumentException("segment " + page + " is not a page of memory manager '" + name
@@ -814,7 +816,7 @@ public final class MemoryManager implements AutoCloseable {
             SLOT_STATE.setRelease(slotState, slot, null);
             return true;
         } catch (WrongThreadException e) {
-            Chunk chunk = chunks[slot / pagesPerChunk];
+            Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
             RETAINED_MEMORY_CLEANER.register(lease.thread, chunk::releaseRetained);
             return false;
@@ -1077,7 +1079,7 @@ public final class MemoryManager implements AutoCloseable {
         bases[at] = base;
         numbers[at] = chunk.number;
         chunkIndex = new ChunkIndex(bases, numbers);
-        int first = chunk.number * pagesPerChunk;
+        int first = chunk.number << chunkShift;
         int pages = (int) (chunk.memory.byteSize() >>> pageShift);
         for (int slot = first + pages - 1; slot >= first; slot--) {
             freeSlots.push(slot);
