@@ -112,6 +112,9 @@ public final class MemoryManager implements AutoCloseable {
     /** Pages a thread caches privately; refills and flushes move half of this. */
     private static final int MAGAZINE_CAPACITY = 16;
     private static final int MAGAZINE_BATCH = MAGAZINE_CAPACITY / 2;
+    /** Slots of the table that finds a thread's cache by thread id; a power of two. */
+    private static final int MAGAZINE_TABLE_SIZE = 64;
+    private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
 
     private final String name;
@@ -148,6 +151,12 @@ public final class MemoryManager implements AutoCloseable {
     // ---- owners and per-thread caches
     private final ConcurrentHashMap<Object, OwnerRecord> owners = new ConcurrentHashMap<>();
     private final ThreadLocal<Magazine> magazines = new ThreadLocal<>();
+    /**
+     * Finds the caller's cache with one array load and one identity check, indexed by thread id;
+     * a {@link ThreadLocal} lookup (a weak-reference check on a hash map) cost a fifth of an
+     * allocate + release. Threads whose index is taken by another live thread use the ThreadLocal.
+     */
+    private final Magazine[] magazineTable = new Magazine[MAGAZINE_TABLE_SIZE];
     private final Set<Magazine> allMagazines = ConcurrentHashMap.newKeySet();
     private final ThreadLocal<int[]> spillDepth = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -613,6 +622,8 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         owners.clear();
+        // The table references threads; a closed manager must not keep them (and retained chunks) alive.
+        Arrays.fill(magazineTable, null);
         // Everything was revoked or retained above; the budget's remaining count is not a leak of its own.
         budget.release(budget.used() - childBudgetsUse());
         if (ownsBudget) {
@@ -708,9 +719,19 @@ public final class MemoryManager implements AutoCloseable {
         }
         long address = page.address();
         ChunkIndex index = chunkIndex;
-        int position = Arrays.binarySearch(index.bases, address);
-        if (position < 0) {
-            position = -position - 2;
+        long[] bases = index.bases;
+        int position;
+        if (bases.length <= 8) {
+            // a few chunks (every manager up to 128 MiB): a scan beats a search call
+            position = bases.length - 1;
+            while (position >= 0 && bases[position] > address) {
+                position--;
+            }
+        } else {
+            position = Arrays.binarySearch(bases, address);
+            if (position < 0) {
+                position = -position - 2;
+            }
         }
         if (position >= 0) {
             long offset = address - index.bases[position];
@@ -957,7 +978,7 @@ public final class MemoryManager implements AutoCloseable {
     // =================================================================== internals: owners and caches
 
     private OwnerRecord record(Object owner) {
-        return record(owner, type == MemoryType.HEAP ? null : magazines.get());
+        return record(owner, magazine());
     }
 
     /** Looks up the owner's record, through the last-owner memo of the caller's cache when it has one. */
@@ -981,15 +1002,29 @@ public final class MemoryManager implements AutoCloseable {
         if (type == MemoryType.HEAP) {
             return null;
         }
+        Thread thread = Thread.currentThread();
+        // A racy read is safe: Magazine.thread is final, so a published cache is seen whole.
+        Magazine magazine = magazineTable[(int) thread.threadId() & (MAGAZINE_TABLE_SIZE - 1)];
+        if (magazine != null && magazine.thread == thread) {
+            return magazine;
+        }
+        return magazineOfNewOrCollidingThread(thread);
+    }
+
+    private Magazine magazineOfNewOrCollidingThread(Thread thread) {
+        if (thread.isVirtual()) {
+            return null;
+        }
         Magazine magazine = magazines.get();
         if (magazine == null) {
-            Thread thread = Thread.currentThread();
-            if (thread.isVirtual()) {
-                return null;
-            }
             magazine = new Magazine(thread);
             magazines.set(magazine);
             allMagazines.add(magazine);
+        }
+        int index = (int) thread.threadId() & (MAGAZINE_TABLE_SIZE - 1);
+        Magazine holder = magazineTable[index];
+        if (holder == null || !holder.thread.isAlive()) {
+            MAGAZINE_TABLE.compareAndSet(magazineTable, index, holder, magazine);
         }
         return magazine;
     }
