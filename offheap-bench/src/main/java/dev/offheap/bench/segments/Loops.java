@@ -4,6 +4,9 @@ import dev.offheap.memory.Segments;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 
 /**
  * The loops of the access benchmarks, written once per container type. Each benchmark method
@@ -258,6 +261,46 @@ final class Loops {
         for (long off = 0; off < n; off += chunk.length) {
             Segments.readBytes(s, off, chunk, 0, chunk.length);
             sum += chunk[(int) off & 1023];
+        }
+        return sum;
+    }
+
+    // ---- the library's documented way for element-at-a-time loops: typed buffer views of the
+    // segment. C2 vectorizes index-computed stores through them (it does not through the segment's
+    // own accessors), and a view keeps the segment's scope, so it throws once the page is released.
+
+    static ByteBuffer byteView(MemorySegment s) {
+        return s.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
+
+    static void writeInts(IntBuffer b) {
+        int n = b.capacity();
+        for (int i = 0; i < n; i++) {
+            b.put(i, i);
+        }
+    }
+
+    static long readInts(IntBuffer b) {
+        int n = b.capacity();
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += b.get(i);
+        }
+        return sum;
+    }
+
+    static void writeLongs(LongBuffer b) {
+        int n = b.capacity();
+        for (int i = 0; i < n; i++) {
+            b.put(i, i);
+        }
+    }
+
+    static long readLongs(LongBuffer b) {
+        int n = b.capacity();
+        long sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += b.get(i);
         }
         return sum;
     }
