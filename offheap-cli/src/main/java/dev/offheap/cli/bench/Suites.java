@@ -23,15 +23,15 @@ public record Suites(List<Suite> all) {
                         "reads and writes of bytes, ints, longs and byte[] chunks on byte[], ByteBuffers, "
                                 + "heap, native and mapped segments and pages; mixed vs exclusive call sites; "
                                 + "bulk copy vs memcpy",
-                        Map.of("size", List.of("32768"))),
+                        Map.of("bytes", List.of("32768"))),
                 new Suite("buffers", "dev.offheap.bench.buffers",
                         "96 MiB written as ints into 4 KiB and 4 MiB blocks: heap and direct ByteBuffers, "
                                 + "native segments, pages, mapped files on disk and in /dev/shm",
-                        Map.of()),
+                        Map.of("blockSize", List.of("4194304"))),
                 new Suite("manager", "dev.offheap.bench.manager",
                         "MemoryManager allocate+release of 1 and 64 pages at 1 and 2 threads, against Flink's "
-                                + "off-heap pages and an Arena per page",
-                        Map.of())));
+                                + "off-heap pages and an Arena per page; Budget against Arrow's Accountant",
+                        Map.of("pageCount", List.of("1"))));
     }
 
     /**
