@@ -31,7 +31,7 @@ public record Suites(List<Suite> all) {
                 new Suite("manager", "dev.offheap.bench.manager",
                         "MemoryManager allocate+release of 1 and 64 pages at 1 and 2 threads, against Flink's "
                                 + "off-heap pages and an Arena per page; Budget against Arrow's Accountant",
-                        Map.of("pageCount", List.of("1"))));
+                        Map.of("pageCount", List.of("1")))));
     }
 
     /**
