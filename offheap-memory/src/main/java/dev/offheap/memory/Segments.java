@@ -1,6 +1,6 @@
 package dev.offheap.memory;
 
-import dev.offheap.memory.internal.SegmentFastPaths;
+import dev.offheap.memory.internal.SegmentKernelCopies;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
@@ -14,16 +14,13 @@ import java.util.Objects;
  * <h2>Fast whatever segments a program mixes</h2>
  * A JIT call site that has seen heap, native and mapped segments becomes megamorphic: the segment
  * accessors are no longer inlined and loops run many times slower (see
- * {@code docs/segment-access.md}). The short operations (big-endian values; compare, swap and
- * hash of 8 to 16 bytes) take straight-line paths that stay small enough to be inlined into the
- * caller: writable heap segments over a {@code byte[]} are read through the array itself, native
- * and mapped segments through accessors that see only those two classes. Longer regions, and
- * segments of other kinds (read-only heap, heap over other arrays), go to internal loop kernels,
- * of which the library defines a separate copy per concrete segment class (up to four classes;
- * more share one copy), so that every copy's loops see one segment class. Arguments that are a
- * second segment (the {@code b} of {@link #compareUnsigned} and {@link #swap}, the {@code dst} of
- * {@link #copy}) are profiled in the copy of the first; mixing at most two classes there stays fast
- * (bimorphic).
+ * {@code docs/segment-access.md}). These helpers keep their loops in one internal kernel, of which
+ * the library defines a separate copy per concrete segment class (up to four classes; more share
+ * one copy). Each method picks the copy by the class of its first segment argument, so every
+ * copy's loops see one segment class and stay inlined when the program mixes kinds. Arguments
+ * that are a second segment (the {@code b} of {@link #compareUnsigned} and {@link #swap}, the
+ * {@code dst} of {@link #copy}) are profiled in the copy of the first; mixing at most two
+ * classes there stays fast (bimorphic).
  *
  * <h2>Errors</h2>
  * <ul>
@@ -69,14 +66,17 @@ public final class Segments {
     public static int compareUnsigned(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
-        if (SegmentFastPaths.isShort(length)) {
-            byte[] xa = SegmentFastPaths.array(a);
-            byte[] xb = SegmentFastPaths.array(b);
-            if (SegmentFastPaths.fast(a, xa) && SegmentFastPaths.fast(b, xb)) {
-                return SegmentFastPaths.compareShort(a, xa, aOffset, b, xb, bOffset, length);
-            }
+        Class<?> c = a.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            return SegmentKernelCopies.K0.compareUnsigned(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c1()) {
+            return SegmentKernelCopies.K1.compareUnsigned(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c2()) {
+            return SegmentKernelCopies.K2.compareUnsigned(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c3()) {
+            return SegmentKernelCopies.K3.compareUnsigned(a, aOffset, b, bOffset, length);
         }
-        return SegmentFastPaths.kernel(a).compareUnsigned(a, aOffset, b, bOffset, length);
+        return SegmentKernelCopies.kernelFor(c).compareUnsigned(a, aOffset, b, bOffset, length);
     }
 
     /**
@@ -100,15 +100,18 @@ public final class Segments {
     public static void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
         Objects.requireNonNull(a, "a");
         Objects.requireNonNull(b, "b");
-        if (SegmentFastPaths.isShort(length)) {
-            byte[] xa = SegmentFastPaths.array(a);
-            byte[] xb = SegmentFastPaths.array(b);
-            if (SegmentFastPaths.fast(a, xa) && SegmentFastPaths.fast(b, xb)) {
-                SegmentFastPaths.swapShort(a, xa, aOffset, b, xb, bOffset, length);
-                return;
-            }
+        Class<?> c = a.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.swap(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.swap(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.swap(a, aOffset, b, bOffset, length);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.swap(a, aOffset, b, bOffset, length);
+        } else {
+            SegmentKernelCopies.kernelFor(c).swap(a, aOffset, b, bOffset, length);
         }
-        SegmentFastPaths.kernel(a).swap(a, aOffset, b, bOffset, length);
     }
 
     /**
@@ -150,13 +153,17 @@ public final class Segments {
      */
     public static long hash64(MemorySegment s, long offset, long length, long seed) {
         Objects.requireNonNull(s, "s");
-        if (SegmentFastPaths.isShort(length)) {
-            byte[] x = SegmentFastPaths.array(s);
-            if (SegmentFastPaths.fast(s, x)) {
-                return SegmentFastPaths.hashShort(s, x, offset, length, seed);
-            }
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            return SegmentKernelCopies.K0.hash64(s, offset, length, seed);
+        } else if (c == SegmentKernelCopies.c1()) {
+            return SegmentKernelCopies.K1.hash64(s, offset, length, seed);
+        } else if (c == SegmentKernelCopies.c2()) {
+            return SegmentKernelCopies.K2.hash64(s, offset, length, seed);
+        } else if (c == SegmentKernelCopies.c3()) {
+            return SegmentKernelCopies.K3.hash64(s, offset, length, seed);
         }
-        return SegmentFastPaths.kernel(s).hash64(s, offset, length, seed);
+        return SegmentKernelCopies.kernelFor(c).hash64(s, offset, length, seed);
     }
 
     /**
@@ -179,7 +186,18 @@ public final class Segments {
     public static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
         Objects.requireNonNull(src, "src");
         Objects.requireNonNull(dst, "dst");
-        SegmentFastPaths.kernel(src).copy(src, srcOffset, dst, dstOffset, length);
+        Class<?> c = src.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.copy(src, srcOffset, dst, dstOffset, length);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.copy(src, srcOffset, dst, dstOffset, length);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.copy(src, srcOffset, dst, dstOffset, length);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.copy(src, srcOffset, dst, dstOffset, length);
+        } else {
+            SegmentKernelCopies.kernelFor(c).copy(src, srcOffset, dst, dstOffset, length);
+        }
     }
 
     /**
@@ -198,7 +216,18 @@ public final class Segments {
      */
     public static void fill(MemorySegment s, long offset, long length, byte value) {
         Objects.requireNonNull(s, "s");
-        SegmentFastPaths.kernel(s).fill(s, offset, length, value);
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.fill(s, offset, length, value);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.fill(s, offset, length, value);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.fill(s, offset, length, value);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.fill(s, offset, length, value);
+        } else {
+            SegmentKernelCopies.kernelFor(c).fill(s, offset, length, value);
+        }
     }
 
     /**
@@ -222,7 +251,18 @@ public final class Segments {
     public static void writeBytes(MemorySegment dst, long dstOffset, byte[] src, int srcIndex, int length) {
         Objects.requireNonNull(dst, "dst");
         Objects.requireNonNull(src, "src");
-        SegmentFastPaths.kernel(dst).writeBytes(dst, dstOffset, src, srcIndex, length);
+        Class<?> c = dst.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.writeBytes(dst, dstOffset, src, srcIndex, length);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.writeBytes(dst, dstOffset, src, srcIndex, length);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.writeBytes(dst, dstOffset, src, srcIndex, length);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.writeBytes(dst, dstOffset, src, srcIndex, length);
+        } else {
+            SegmentKernelCopies.kernelFor(c).writeBytes(dst, dstOffset, src, srcIndex, length);
+        }
     }
 
     /**
@@ -242,7 +282,18 @@ public final class Segments {
     public static void readBytes(MemorySegment src, long srcOffset, byte[] dst, int dstIndex, int length) {
         Objects.requireNonNull(src, "src");
         Objects.requireNonNull(dst, "dst");
-        SegmentFastPaths.kernel(src).readBytes(src, srcOffset, dst, dstIndex, length);
+        Class<?> c = src.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.readBytes(src, srcOffset, dst, dstIndex, length);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.readBytes(src, srcOffset, dst, dstIndex, length);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.readBytes(src, srcOffset, dst, dstIndex, length);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.readBytes(src, srcOffset, dst, dstIndex, length);
+        } else {
+            SegmentKernelCopies.kernelFor(c).readBytes(src, srcOffset, dst, dstIndex, length);
+        }
     }
 
     /**
@@ -258,11 +309,17 @@ public final class Segments {
      */
     public static long getLongBE(MemorySegment s, long offset) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            return SegmentFastPaths.getLongBE(s, x, SegmentFastPaths.base(s, x, offset, Long.BYTES));
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            return SegmentKernelCopies.K0.getLongBE(s, offset);
+        } else if (c == SegmentKernelCopies.c1()) {
+            return SegmentKernelCopies.K1.getLongBE(s, offset);
+        } else if (c == SegmentKernelCopies.c2()) {
+            return SegmentKernelCopies.K2.getLongBE(s, offset);
+        } else if (c == SegmentKernelCopies.c3()) {
+            return SegmentKernelCopies.K3.getLongBE(s, offset);
         }
-        return SegmentFastPaths.kernel(s).getLongBE(s, offset);
+        return SegmentKernelCopies.kernelFor(c).getLongBE(s, offset);
     }
 
     /**
@@ -280,11 +337,17 @@ public final class Segments {
      */
     public static void putLongBE(MemorySegment s, long offset, long value) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            SegmentFastPaths.putLongBE(s, x, SegmentFastPaths.base(s, x, offset, Long.BYTES), value);
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.putLongBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.putLongBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.putLongBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.putLongBE(s, offset, value);
         } else {
-            SegmentFastPaths.kernel(s).putLongBE(s, offset, value);
+            SegmentKernelCopies.kernelFor(c).putLongBE(s, offset, value);
         }
     }
 
@@ -301,11 +364,17 @@ public final class Segments {
      */
     public static int getIntBE(MemorySegment s, long offset) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            return SegmentFastPaths.getIntBE(s, x, SegmentFastPaths.base(s, x, offset, Integer.BYTES));
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            return SegmentKernelCopies.K0.getIntBE(s, offset);
+        } else if (c == SegmentKernelCopies.c1()) {
+            return SegmentKernelCopies.K1.getIntBE(s, offset);
+        } else if (c == SegmentKernelCopies.c2()) {
+            return SegmentKernelCopies.K2.getIntBE(s, offset);
+        } else if (c == SegmentKernelCopies.c3()) {
+            return SegmentKernelCopies.K3.getIntBE(s, offset);
         }
-        return SegmentFastPaths.kernel(s).getIntBE(s, offset);
+        return SegmentKernelCopies.kernelFor(c).getIntBE(s, offset);
     }
 
     /**
@@ -322,11 +391,17 @@ public final class Segments {
      */
     public static void putIntBE(MemorySegment s, long offset, int value) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            SegmentFastPaths.putIntBE(s, x, SegmentFastPaths.base(s, x, offset, Integer.BYTES), value);
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.putIntBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.putIntBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.putIntBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.putIntBE(s, offset, value);
         } else {
-            SegmentFastPaths.kernel(s).putIntBE(s, offset, value);
+            SegmentKernelCopies.kernelFor(c).putIntBE(s, offset, value);
         }
     }
 
@@ -343,11 +418,17 @@ public final class Segments {
      */
     public static short getShortBE(MemorySegment s, long offset) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            return SegmentFastPaths.getShortBE(s, x, SegmentFastPaths.base(s, x, offset, Short.BYTES));
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            return SegmentKernelCopies.K0.getShortBE(s, offset);
+        } else if (c == SegmentKernelCopies.c1()) {
+            return SegmentKernelCopies.K1.getShortBE(s, offset);
+        } else if (c == SegmentKernelCopies.c2()) {
+            return SegmentKernelCopies.K2.getShortBE(s, offset);
+        } else if (c == SegmentKernelCopies.c3()) {
+            return SegmentKernelCopies.K3.getShortBE(s, offset);
         }
-        return SegmentFastPaths.kernel(s).getShortBE(s, offset);
+        return SegmentKernelCopies.kernelFor(c).getShortBE(s, offset);
     }
 
     /**
@@ -364,11 +445,17 @@ public final class Segments {
      */
     public static void putShortBE(MemorySegment s, long offset, short value) {
         Objects.requireNonNull(s, "s");
-        byte[] x = SegmentFastPaths.array(s);
-        if (SegmentFastPaths.fast(s, x)) {
-            SegmentFastPaths.putShortBE(s, x, SegmentFastPaths.base(s, x, offset, Short.BYTES), value);
+        Class<?> c = s.getClass();
+        if (c == SegmentKernelCopies.c0()) {
+            SegmentKernelCopies.K0.putShortBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c1()) {
+            SegmentKernelCopies.K1.putShortBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c2()) {
+            SegmentKernelCopies.K2.putShortBE(s, offset, value);
+        } else if (c == SegmentKernelCopies.c3()) {
+            SegmentKernelCopies.K3.putShortBE(s, offset, value);
         } else {
-            SegmentFastPaths.kernel(s).putShortBE(s, offset, value);
+            SegmentKernelCopies.kernelFor(c).putShortBE(s, offset, value);
         }
     }
 }

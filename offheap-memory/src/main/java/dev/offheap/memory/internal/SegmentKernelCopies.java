@@ -18,13 +18,9 @@ import java.lang.invoke.MethodType;
  * <i>n</i>-th distinct class that asks. Segment classes beyond the slots share the original
  * class, which may then be megamorphic but stays correct.
  *
- * <p>Callers get the copy with {@link #kernel} and call it at one call site per operation (see
- * {@code Segments}). An earlier version dispatched with a chain of {@code ==} tests and called
- * each copy from its own {@code static final} field, so that the JIT inlined every copy; once a
- * program used three kinds, the dispatcher inlined three copies, grew past C2's
- * {@code InlineSmallCode} and was itself no longer inlined into its callers ("already compiled
- * into a big method"). Short operations now take {@link SegmentFastPaths} instead, and the copies
- * serve the long regions, where a call out of line does not matter.
+ * <p>Callers dispatch with a chain of {@code ==} tests on {@link #slotClass} fields and then call
+ * the copy held in a {@code static final} field (see {@code Segments}): the JIT treats those
+ * fields as constants, knows each copy's exact class and inlines it.
  *
  * <p>Thread-safety: slots are claimed under a lock and published through volatile fields; a
  * thread that does not yet see a claimed slot takes the slow path, which returns the same copy.
@@ -66,24 +62,24 @@ public final class SegmentKernelCopies {
         };
     }
 
-    /**
-     * The copy for segments of class {@code segmentClass}: the claimed slots without a lock, else
-     * {@link #kernelFor}. Callers call the result's method at one call site per operation; once
-     * several copies reach that site it is megamorphic and the copy is called out of line, which
-     * keeps the caller small enough to be inlined itself (the copies serve the long regions,
-     * where one call does not matter).
-     */
-    public static SegmentKernel kernel(Class<?> segmentClass) {
-        if (segmentClass == c0) {
-            return K0;
-        } else if (segmentClass == c1) {
-            return K1;
-        } else if (segmentClass == c2) {
-            return K2;
-        } else if (segmentClass == c3) {
-            return K3;
-        }
-        return kernelFor(segmentClass);
+    /** Fast-path class of slot 0. */
+    public static Class<?> c0() {
+        return c0;
+    }
+
+    /** Fast-path class of slot 1. */
+    public static Class<?> c1() {
+        return c1;
+    }
+
+    /** Fast-path class of slot 2. */
+    public static Class<?> c2() {
+        return c2;
+    }
+
+    /** Fast-path class of slot 3. */
+    public static Class<?> c3() {
+        return c3;
     }
 
     /**

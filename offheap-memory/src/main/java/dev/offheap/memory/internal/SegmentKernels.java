@@ -30,6 +30,15 @@ public final class SegmentKernels extends SegmentKernel {
     /** From this length on, comparisons use the JDK's vectorized {@code mismatch}. */
     private static final long MISMATCH_THRESHOLD = 64;
 
+    // Multipliers of the hash: odd 64-bit constants with well spread bits (golden ratio and
+    // the constants of well-studied 64-bit mixers).
+    private static final long M1 = 0x9E3779B97F4A7C15L;
+    private static final long M2 = 0xC2B2AE3D27D4EB4FL;
+    private static final long M3 = 0x165667B19E3779F9L;
+    private static final long M4 = 0xFF51AFD7ED558CCDL;
+    private static final long M5 = 0xC4CEB9FE1A85EC53L;
+    private static final long M6 = 0x9FB21C651E98DF25L;
+
     /** Creates the kernel; hidden copies are created reflectively by {@link SegmentKernelCopies}. */
     public SegmentKernels() {
     }
@@ -105,48 +114,68 @@ public final class SegmentKernels extends SegmentKernel {
             overlap = a.asSlice(aOffset, length).asOverlappingSlice(b.asSlice(bOffset, length)).isPresent();
         }
         if (overlap) {
-            throw SegmentFastPaths.overlap(aOffset, bOffset, length);
+            throw new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
+                    + ") and [" + bOffset + ", " + (bOffset + length) + ") of the same memory");
         }
     }
 
     @Override
     public long hash64(MemorySegment s, long offset, long length, long seed) {
         checkRange(s, offset, length);
-        long h = SegmentHash.start(length, seed);
+        long h = seed + length * M1;
         long i = 0;
         if (length >= 32) {
             // Four independent lanes, so that the multiplies of one block run in parallel.
-            long v1 = h + SegmentHash.M1 + SegmentHash.M2;
-            long v2 = h + SegmentHash.M2;
+            long v1 = h + M1 + M2;
+            long v2 = h + M2;
             long v3 = h;
-            long v4 = h - SegmentHash.M1;
+            long v4 = h - M1;
             for (; i <= length - 32; i += 32) {
-                v1 = SegmentHash.round(v1, s.get(LONG_LE, offset + i));
-                v2 = SegmentHash.round(v2, s.get(LONG_LE, offset + i + 8));
-                v3 = SegmentHash.round(v3, s.get(LONG_LE, offset + i + 16));
-                v4 = SegmentHash.round(v4, s.get(LONG_LE, offset + i + 24));
+                v1 = round(v1, s.get(LONG_LE, offset + i));
+                v2 = round(v2, s.get(LONG_LE, offset + i + 8));
+                v3 = round(v3, s.get(LONG_LE, offset + i + 16));
+                v4 = round(v4, s.get(LONG_LE, offset + i + 24));
             }
             h = Long.rotateLeft(v1, 1) + Long.rotateLeft(v2, 7) + Long.rotateLeft(v3, 12) + Long.rotateLeft(v4, 18);
-            h = SegmentHash.merge(SegmentHash.merge(SegmentHash.merge(SegmentHash.merge(h, v1), v2), v3), v4);
+            h = merge(merge(merge(merge(h, v1), v2), v3), v4);
         }
         for (; i <= length - 8; i += 8) {
-            h = SegmentHash.word(h, s.get(LONG_LE, offset + i));
+            h = Long.rotateLeft(h ^ round(0, s.get(LONG_LE, offset + i)), 27) * M1 + M4;
         }
         long rem = length - i;
         if (rem > 0) {
-            // The last 1..7 bytes as one word: two overlapping ints, or three bytes and the count.
+            // The last 1..7 bytes as one word: two overlapping ints, or first/middle/last byte
+            // and the count (the length is in the state already, so overlap cannot collide).
             long t;
             if (rem >= 4) {
                 t = Integer.toUnsignedLong(s.get(INT_LE, offset + i))
                         | Integer.toUnsignedLong(s.get(INT_LE, offset + length - 4)) << 32;
             } else {
-                t = SegmentHash.tailBytes(Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i)),
-                        Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i + (rem >>> 1))),
-                        Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + length - 1)), rem);
+                t = Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i))
+                        | Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + i + (rem >>> 1))) << 8
+                        | Byte.toUnsignedLong(s.get(ValueLayout.JAVA_BYTE, offset + length - 1)) << 16
+                        | rem << 24;
             }
-            h = SegmentHash.word(h, t);
+            h = Long.rotateLeft(h ^ round(0, t), 27) * M1 + M4;
         }
-        return SegmentHash.finish(h);
+        return finish(h);
+    }
+
+    private static long round(long acc, long input) {
+        return Long.rotateLeft(acc + input * M2, 31) * M1;
+    }
+
+    private static long merge(long h, long lane) {
+        return (h ^ round(0, lane)) * M1 + M4;
+    }
+
+    /** Pelle Evensen's rrmxmx finalizer: every input bit affects every output bit. */
+    private static long finish(long h) {
+        h ^= Long.rotateRight(h, 49) ^ Long.rotateRight(h, 24);
+        h *= M6;
+        h ^= h >>> 28;
+        h *= M6;
+        return h ^ (h >>> 28);
     }
 
     @Override
