@@ -12,10 +12,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The loops of {@link KindProfileBenchmark} after the trial setup ran all of them 2,000 times
- * on heap, native and mapped segments, interleaved, before the JIT compiled them: their call
- * sites (and the JDK's shared accessor code) are megamorphic, as in a program that uses all
- * three kinds; each helper call pairs two segments of the same kind (the helpers pick their kernel
- * copy by the first segment's class). Then {@code kind} alone is measured. The library's helpers aim to stay within
+ * on heap, native and mapped segments, interleaved, with both region lengths, through the same
+ * public {@code Segments} entry points, before the JIT compiled them: their call sites (and the
+ * JDK's shared accessor code) are megamorphic, as in a program that uses all three kinds. The
+ * two-segment helpers run on pairs of the same kind and on pairs of two kinds (heap-native,
+ * native-mapped, mapped-heap). Then {@code kind} alone is measured. The library's helpers aim to stay within
  * 1.20x of {@link ExclusiveKindBenchmark}; plain loops do not.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -35,6 +36,7 @@ public class MixedKindBenchmark extends KindProfileBenchmark {
         for (int r = 0; r < ROUNDS; r++) {
             for (int k = 0; k < as.length; k++) {
                 sink += runAll(as[k], bs[k]);
+                sink += runPair(as[k], bs[(k + 1) % bs.length]);
             }
         }
         if (sink == 42) {
