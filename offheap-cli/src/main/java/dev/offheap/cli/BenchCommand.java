@@ -72,10 +72,11 @@ public final class BenchCommand implements Command {
      * @param list whether --list was given
      * @param reports the --report files
      * @param dryRun whether --dry-run was given
+     * @param forks --forks, or null for the mode's
      */
     public record Args(Suite suite, BenchMode mode, Path out, Pattern include, Integer threads,
             Map<String, List<String>> params, boolean gcProfiler, boolean list, List<Path> reports,
-            boolean dryRun) {
+            boolean dryRun, Integer forks) {
     }
 
     @Override
@@ -128,6 +129,7 @@ public final class BenchCommand implements Command {
                   --out DIR          output directory (default ./offheap-results, with --full docs/benchmarks)
                   --include REGEX    only the benchmarks whose full name (package.Class.method) matches
                   --threads N        run every benchmark on N threads (default: the class's @Threads)
+                  --forks N          JVM forks per benchmark (default: the mode's; --full uses 2)
                   --param NAME=V,..  use these values for @Param NAME (repeatable)
                   --prof gc          add JMH's GC profiler: allocation per op, GC count and time
                   --dry-run          print what would run, and with which settings, without running
@@ -165,6 +167,7 @@ public final class BenchCommand implements Command {
         Path out = null;
         Pattern include = null;
         Integer threads = null;
+        Integer forks = null;
         Map<String, List<String>> params = new LinkedHashMap<>();
         boolean gc = false;
         boolean list = false;
@@ -216,6 +219,17 @@ public final class BenchCommand implements Command {
                                 + n + "'");
                     }
                 }
+                case "--forks" -> {
+                    String n = value != null ? value : next(argv, ++i, arg);
+                    try {
+                        forks = Integer.parseInt(n);
+                    } catch (NumberFormatException e) {
+                        forks = -1;
+                    }
+                    if (forks < 1 || forks > 20) {
+                        throw new UsageException("--forks: expected a number of forks from 1 to 20, got '" + n + "'");
+                    }
+                }
                 case "--param", "-p" -> {
                     String p = value != null ? value : next(argv, ++i, arg);
                     int eq = p.indexOf('=');
@@ -255,7 +269,7 @@ public final class BenchCommand implements Command {
             throw new UsageException("which suite? (suites: " + suites.names() + "; --list shows them)");
         }
         return new Args(suite, mode == null ? BenchMode.QUICK : mode, out, include, threads, Map.copyOf(params), gc,
-                list, List.copyOf(reports), dryRun);
+                list, List.copyOf(reports), dryRun, forks);
     }
 
     private void list(PrintStream out) {
@@ -273,8 +287,8 @@ public final class BenchCommand implements Command {
     private void runSuite(Args args, List<String> argv, PrintStream out, PrintStream err) throws CommandException {
         Suite suite = args.suite();
         Collection<BenchmarkListEntry> entries = available.get();
-        BenchPlan plan = BenchPlan.create(suite, args.mode(), args.include(), args.threads(), args.params(),
-                args.gcProfiler(), entries);
+        BenchPlan plan = BenchPlan.create(suite, args.mode(), args.include(), args.threads(), args.forks(),
+                args.params(), args.gcProfiler(), entries);
         if (plan.benchmarks().isEmpty()) {
             Set<String> all = BenchPlan.namesIn(suite, entries);
             if (all.isEmpty()) {

@@ -103,6 +103,8 @@ class MainTest {
         assertThat(run("bench", "tiny", "--frobnicate").err()).contains("unknown option '--frobnicate'");
         assertThat(run("bench", "nosuch").err()).contains("unknown suite 'nosuch' (suites: tiny, empty)");
         assertThat(run("bench", "tiny", "--threads", "0").err()).contains("--threads: expected a number");
+        assertThat(run("bench", "tiny", "--forks", "0").err()).contains("--forks: expected a number of forks");
+        assertThat(run("bench", "tiny", "--forks", "many").err()).contains("--forks: expected a number of forks");
         assertThat(run("bench", "tiny", "--prof", "stack").err()).contains("unknown profiler 'stack' (supported: gc)");
     }
 
@@ -120,6 +122,9 @@ class MainTest {
         assertThat(a.gcProfiler()).isTrue();
         assertThat(bench.parse(List.of("tiny")).mode()).isEqualTo(dev.offheap.cli.bench.BenchMode.QUICK);
         assertThat(bench.parse(List.of("tiny", "--full")).mode()).isEqualTo(dev.offheap.cli.bench.BenchMode.FULL);
+        assertThat(bench.parse(List.of("tiny", "--full", "--forks", "1")).forks()).isEqualTo(1);
+        assertThat(bench.parse(List.of("tiny", "--forks=3")).forks()).isEqualTo(3);
+        assertThat(bench.parse(List.of("tiny")).forks()).isNull();
     }
 
     @Test

@@ -58,6 +58,24 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
      */
     public static BenchPlan create(Suite suite, BenchMode mode, Pattern include, Integer threads,
             Map<String, List<String>> params, boolean gcProfiler, Collection<BenchmarkListEntry> available) {
+        return create(suite, mode, include, threads, null, params, gcProfiler, available);
+    }
+
+    /**
+     * Plans the JMH runs of a suite, with a fork count other than the mode's.
+     *
+     * @param suite the suite
+     * @param mode quick, full or smoke: forks, warmup and measurement
+     * @param include only benchmarks whose full name matches, or null for all
+     * @param threads threads per benchmark, or null to keep each class's {@code @Threads}
+     * @param forks forks per benchmark, or null for the mode's
+     * @param params {@code @Param} overrides
+     * @param gcProfiler whether to add JMH's GC profiler
+     * @param available every benchmark on the class path
+     * @return the plan; its benchmark list is empty if nothing matched
+     */
+    public static BenchPlan create(Suite suite, BenchMode mode, Pattern include, Integer threads, Integer forks,
+            Map<String, List<String>> params, boolean gcProfiler, Collection<BenchmarkListEntry> available) {
         Map<List<String>, Set<String>> byPrepend = new LinkedHashMap<>();
         Set<String> names = new TreeSet<>();
         for (BenchmarkListEntry entry : available) {
@@ -84,7 +102,7 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
             List<String> prepend = new ArrayList<>(List.of(NATIVE_ACCESS));
             group.getKey().stream().filter(a -> !a.equals(NATIVE_ACCESS)).forEach(prepend::add);
             b.jvmArgsPrepend(prepend.toArray(String[]::new));
-            b.forks(mode.forks)
+            b.forks(forks != null ? forks : mode.forks)
                     .warmupIterations(mode.warmupIterations).warmupTime(mode.warmupTime)
                     .measurementIterations(mode.measurementIterations).measurementTime(mode.measurementTime)
                     .shouldFailOnError(mode == BenchMode.SMOKE);

@@ -46,6 +46,15 @@ class BenchPlanTest {
     }
 
     @Test
+    void forksFromTheCommandLineReplaceTheModesOnly() {
+        Options full = BenchPlan.create(TINY, BenchMode.FULL, null, null, 1, Map.of(), false, BenchPlan.available())
+                .runs().getFirst();
+        assertThat(full.getForkCount().get()).isEqualTo(1);
+        assertThat(full.getWarmupIterations().get()).isEqualTo(3);
+        assertThat(full.getMeasurementIterations().get()).isEqualTo(5);
+    }
+
+    @Test
     void quickAndFullKeepTheClassParametersAndDoNotFailOnError() {
         Options quick = plan(BenchMode.QUICK, null, null, Map.of(), false).runs().getFirst();
         assertThat(quick.getForkCount().get()).isEqualTo(1);
