@@ -116,6 +116,9 @@ public final class MemoryManager implements AutoCloseable {
     private static final int MAGAZINE_TABLE_SIZE = 64;
     private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
+    /** 16 compressed references fill a 64-byte cache line. */
+    private static final int STATE_SPREAD_SHIFT = 4;
+    private static final int STATE_SPREAD = 1 << STATE_SPREAD_SHIFT;
 
     private final String name;
     private final MemoryType type;
@@ -143,6 +146,13 @@ public final class MemoryManager implements AutoCloseable {
     // store and one compare-and-set per allocate/release, because every reference store into this
     // long-lived array pays the collector's write barrier
     private final Object[] slotState;
+    /**
+     * Entries of consecutive slots lie one cache line apart ({@link #stateIndex}): consecutive slots
+     * usually sit in different threads' caches, and two threads writing one line made two threads
+     * slower than one.
+     */
+    private final int stateLowBits;
+    private final int stateLowMask;
     private final Map<byte[], Integer> heapSlots;
     private final byte[][] heapArrays;
     /** Arrays of released heap pages, weakly held, so that a second release is told apart from a foreign segment. */
@@ -186,7 +196,17 @@ public final class MemoryManager implements AutoCloseable {
             this.budget = Budget.root(name, total, leakReporter);
             this.ownsBudget = true;
         }
-        this.slotState = new Object[totalPages];
+        long stateLength = Math.max(STATE_SPREAD, Long.highestOneBit(Math.max(1, totalPages) - 1L) << 1);
+        if (stateLength > 1 << 30) {
+            // beyond 2^30 pages a power-of-two table would not fit an array: no spreading
+            this.slotState = new Object[totalPages];
+            this.stateLowBits = 0;
+            this.stateLowMask = 0;
+        } else {
+            this.slotState = new Object[(int) stateLength];
+            this.stateLowBits = Long.numberOfTrailingZeros(stateLength) - STATE_SPREAD_SHIFT;
+            this.stateLowMask = (1 << stateLowBits) - 1;
+        }
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
         this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
         this.releasedHeapArrays = type == MemoryType.HEAP ? new WeakHashMap<>() : null;
@@ -317,7 +337,7 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         int slot = slotOf(page);
-        if (!(SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease)
+        if (!(SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease)
                 || (lease.arena != null && !lease.arena.scope().equals(page.scope()))) {
             throw alreadyReleased(page, slot);
         }
@@ -325,13 +345,13 @@ public final class MemoryManager implements AutoCloseable {
             releaseQuarantined(slot, lease);
             return;
         }
-        if (!SLOT_STATE.compareAndSet(slotState, slot, lease, null)) {
+        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             throw alreadyReleased(page, slot);
         }
         try {
             revoke(lease);
         } catch (WrongThreadException e) {
-            SLOT_STATE.setRelease(slotState, slot, lease);
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), lease);
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
                     + lease.thread.getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
@@ -375,7 +395,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         record.removed = true;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && lease.owner == record) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.owner == record) {
                 forceRelease(slot, lease);
             }
         }
@@ -479,7 +499,7 @@ public final class MemoryManager implements AutoCloseable {
     public int usedPages() {
         int used = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !lease.isQuarantined()) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && !lease.isQuarantined()) {
                 used++;
             }
         }
@@ -605,7 +625,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !revokeAtClose(slot, lease)) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && !revokeAtClose(slot, lease)) {
                 retained++;
             }
         }
@@ -689,12 +709,20 @@ public final class MemoryManager implements AutoCloseable {
             long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
             Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
             page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
-            SLOT_STATE.setRelease(slotState, slot,
+            SLOT_STATE.setRelease(slotState, stateIndex(slot),
                     new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null));
             return page;
         }
-        SLOT_STATE.setRelease(slotState, slot, new Lease(record, null, null));
+        SLOT_STATE.setRelease(slotState, stateIndex(slot), new Lease(record, null, null));
         return page;
+    }
+
+    /**
+     * Where a slot's state lives: the slot number with its low bits moved up, a permutation of the
+     * (power-of-two) table in which slot s and s + 1 are 16 entries apart.
+     */
+    private int stateIndex(int slot) {
+        return ((slot & stateLowMask) << STATE_SPREAD_SHIFT) | (slot >>> stateLowBits);
     }
 
     /** Finds the slot of a page, or throws IllegalArgumentException if it is not one of ours. */
@@ -791,14 +819,14 @@ public final class MemoryManager implements AutoCloseable {
 
     /** Releases a leased slot on behalf of releaseAll: quarantines it if the JDK does not allow revoking it here. */
     private void forceRelease(int slot, Lease lease) {
-        if (!SLOT_STATE.compareAndSet(slotState, slot, lease, null)) {
+        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             return;
         }
         try {
             revoke(lease);
         } catch (WrongThreadException e) {
             quarantinedPages.incrementAndGet();
-            SLOT_STATE.setRelease(slotState, slot, new Lease(null, lease.arena, lease.thread));
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), new Lease(null, lease.arena, lease.thread));
             return;
         }
         recycle(slot);
@@ -806,7 +834,7 @@ public final class MemoryManager implements AutoCloseable {
 
     private void releaseQuarantined(int slot, Lease quarantined) {
         revoke(quarantined);
-        if (SLOT_STATE.compareAndSet(slotState, slot, quarantined, null)) {
+        if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), quarantined, null)) {
             quarantinedPages.decrementAndGet();
             recycle(slot);
         }
@@ -818,7 +846,7 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && lease.isQuarantined()
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.isQuarantined()
                     && !lease.thread.isAlive()) {
                 releaseQuarantined(slot, lease);
             }
@@ -829,12 +857,12 @@ public final class MemoryManager implements AutoCloseable {
     private boolean revokeAtClose(int slot, Lease lease) {
         if (type == MemoryType.HEAP) {
             dropHeapArray(slot);
-            SLOT_STATE.setRelease(slotState, slot, null);
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return true;
         }
         try {
             revoke(lease);
-            SLOT_STATE.setRelease(slotState, slot, null);
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return true;
         } catch (WrongThreadException e) {
             Chunk chunk = chunks[slot >>> chunkShift];
@@ -956,7 +984,7 @@ public final class MemoryManager implements AutoCloseable {
     private Map<OwnerRecord, Long> countPagesByOwner() {
         Map<OwnerRecord, Long> counts = new IdentityHashMap<>();
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, slot) instanceof Lease lease && !lease.isQuarantined()) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && !lease.isQuarantined()) {
                 counts.merge(lease.owner, 1L, Long::sum);
             }
         }

@@ -88,8 +88,8 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
             byPrepend.computeIfAbsent(prepend, k -> new TreeSet<>()).add(name);
         }
         Map<String, List<String>> effectiveParams = new LinkedHashMap<>();
-        if (mode == BenchMode.SMOKE) {
-            effectiveParams.putAll(suite.smokeParams());
+        if (mode == BenchMode.SMOKE || mode == BenchMode.QUICK) {
+            effectiveParams.putAll(suite.smallParams());
         }
         effectiveParams.putAll(params);
 

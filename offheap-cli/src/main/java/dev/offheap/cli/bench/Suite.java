@@ -10,13 +10,14 @@ import java.util.Map;
  * @param name the name users type: {@code offheap bench <name>}
  * @param packageName the Java package of its benchmark classes
  * @param description one line for {@code --list} and {@code --help}
- * @param smokeParams {@code @Param} values used in {@code --smoke} mode instead of the classes'
- *     own, so that CI runs the small cases only; a name no benchmark of the suite has is ignored
+ * @param smallParams {@code @Param} values used in {@code --smoke} and the default quick mode
+ *     instead of the classes' own, so that a first look and CI run the small cases only ({@code --full}
+ *     runs them all); a name no benchmark of the suite has is ignored
  */
-public record Suite(String name, String packageName, String description, Map<String, List<String>> smokeParams) {
+public record Suite(String name, String packageName, String description, Map<String, List<String>> smallParams) {
     /** Copies the parameters. */
     public Suite {
-        smokeParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smokeParams));
+        smallParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smallParams));
     }
 
     /**

@@ -55,13 +55,14 @@ class BenchPlanTest {
     }
 
     @Test
-    void quickAndFullKeepTheClassParametersAndDoNotFailOnError() {
+    void quickRunsTheSmallParametersAndFullKeepsTheClassParametersAndNeitherFailsOnError() {
         Options quick = plan(BenchMode.QUICK, null, null, Map.of(), false).runs().getFirst();
         assertThat(quick.getForkCount().get()).isEqualTo(1);
         assertThat(quick.getWarmupIterations().get()).isEqualTo(2);
-        assertThat(quick.getMeasurementIterations().get()).isEqualTo(3);
+        assertThat(quick.getWarmupTime().get()).isEqualTo(TimeValue.milliseconds(300));
+        assertThat(quick.getMeasurementIterations().get()).isEqualTo(2);
         assertThat(quick.getMeasurementTime().get()).isEqualTo(TimeValue.milliseconds(500));
-        assertThat(quick.getParameter("size").hasValue()).isFalse();
+        assertThat(quick.getParameter("size").get()).containsExactly("16");
         assertThat(quick.shouldFailOnError().get()).isFalse();
 
         Options full = plan(BenchMode.FULL, null, null, Map.of(), false).runs().getFirst();
