@@ -79,7 +79,10 @@ import java.util.function.Consumer;
  * <h2>Threading and cost</h2>
  * All methods are thread-safe. Each platform thread keeps a few free pages in a private cache, so
  * threads that allocate and release at the same time do not contend on one counter; the cache is
- * drained back whenever a request would otherwise fail. Allocate and release take no lock.
+ * drained back whenever a request would otherwise fail. Allocate and release take no shared lock:
+ * only the calling thread's own cache lock, which another thread touches only while draining. Two
+ * threads sharing one manager do not yet scale under G1 (see docs/memory.md); give each its own
+ * manager where that matters.
  *
  * <h2>Observability</h2>
  * A {@link MemoryManagerMXBean} is registered under {@code dev.offheap:type=MemoryManager,name=...}
