@@ -167,6 +167,33 @@ class SegmentsTest {
         }
     }
 
+    /** Fills of 1 MiB and more on native memory go through memset: same bytes, nothing outside touched. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void largeFillsMatchTheReferenceAndStayInTheirRegion(Kind kind) {
+        int size = (3 << 20) + 64;
+        MemorySegment s = segment(kind, size);
+        s.fill((byte) 0x11);
+        long offset = 5;
+        long length = (2L << 20) + 3;
+        Segments.fill(s, offset, length, (byte) 0xA5);
+        byte[] bytes = s.toArray(ValueLayout.JAVA_BYTE);
+        for (int i = 0; i < size; i++) {
+            byte expected = i >= offset && i < offset + length ? (byte) 0xA5 : (byte) 0x11;
+            if (bytes[i] != expected) {
+                throw new AssertionError("byte " + i + " is " + bytes[i] + ", expected " + expected);
+            }
+        }
+    }
+
+    @Test
+    void largeFillOfAClosedSegmentThrowsIllegalState() {
+        Arena closing = Arena.ofConfined();
+        MemorySegment s = closing.allocate(2 << 20);
+        closing.close();
+        assertThatThrownBy(() -> Segments.fill(s, 0, 2 << 20, (byte) 1)).isInstanceOf(IllegalStateException.class);
+    }
+
     /** Long swaps go through chunked bulk copies; chunk edges and odd tails must match the reference. */
     @ParameterizedTest
     @MethodSource("kindPairs")

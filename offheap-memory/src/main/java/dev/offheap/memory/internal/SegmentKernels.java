@@ -213,7 +213,12 @@ public final class SegmentKernels extends SegmentKernel {
     @Override
     public void fill(MemorySegment s, long offset, long length, byte value) {
         checkRange(s, offset, length);
-        s.asSlice(offset, length).fill(value);
+        MemorySegment region = s.asSlice(offset, length);
+        if (length >= NativeFill.THRESHOLD && region.isNative() && !region.isReadOnly()) {
+            NativeFill.fill(region, value);
+        } else {
+            region.fill(value);
+        }
     }
 
     @Override
