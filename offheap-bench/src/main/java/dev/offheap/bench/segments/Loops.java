@@ -4,6 +4,7 @@ import dev.offheap.memory.Segments;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 
@@ -267,6 +268,10 @@ final class Loops {
     // ---- the library's documented way for element-at-a-time loops: typed buffer views of the
     // segment. C2 vectorizes index-computed stores through them (it does not through the segment's
     // own accessors), and a view keeps the segment's scope, so it throws once the page is released.
+
+    static ByteBuffer byteView(MemorySegment s) {
+        return s.asByteBuffer().order(ByteOrder.nativeOrder());
+    }
 
     static void writeInts(IntBuffer b) {
         int n = b.capacity();

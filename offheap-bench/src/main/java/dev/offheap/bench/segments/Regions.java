@@ -49,10 +49,6 @@ public class Regions {
     public MemorySegment nativeSegment;
     public MemorySegment mappedSegment;
     public MemorySegment[] pages;
-    /** The library way's views of {@link #nativeSegment}, made once as the docs recommend. */
-    public ByteBuffer nativeView;
-    public java.nio.IntBuffer nativeIntView;
-    public java.nio.LongBuffer nativeLongView;
     public byte[] staging;
     public byte[] chunk;
 
@@ -76,13 +72,7 @@ public class Regions {
             case "heapByteBuffer" -> heapBuffer = ByteBuffer.allocate(bytes).order(ByteOrder.nativeOrder());
             case "directByteBuffer" -> directBuffer = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
             case "heapSegment" -> heapSegment = MemorySegment.ofArray(new byte[bytes]);
-            case "nativeSegment" -> nativeSegment = arena.allocate(bytes, 64);
-            case "library" -> {
-                nativeSegment = arena.allocate(bytes, 64);
-                nativeView = nativeSegment.asByteBuffer().order(ByteOrder.nativeOrder());
-                nativeIntView = nativeView.asIntBuffer();
-                nativeLongView = nativeView.asLongBuffer();
-            }
+            case "nativeSegment", "library" -> nativeSegment = arena.allocate(bytes, 64);
             case "mappedSegment" -> {
                 file = Files.createTempFile(Path.of("/tmp"), "offheap-segments", ".bin");
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

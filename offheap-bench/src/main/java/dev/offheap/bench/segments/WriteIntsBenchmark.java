@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Variants: {@code intArray} (plain Java array, the baseline), heap and direct {@code ByteBuffer}
  * (absolute, native byte order), heap ({@code ofArray(byte[])}), native and mapped (a file in
- * {@code /tmp}) {@code MemorySegment}, a {@code MemoryManager} page, and {@code library}: the documented way, a loop over a typed buffer view of the native segment, made once in setup
+ * {@code /tmp}) {@code MemorySegment}, a {@code MemoryManager} page, and {@code library}: the documented way, a loop over a typed buffer view of the native segment
  * ({@code asByteBuffer()} in native order, and its {@code asIntBuffer()}/{@code asLongBuffer()}).
  * Every variant covers the whole region: 32 KiB, and 1 GiB ({@link Regions#bytes}); the
  * {@code managerPage} variant covers it with pages of at most 64 MiB (16 pages for 1 GiB), the
@@ -78,7 +78,7 @@ public class WriteIntsBenchmark {
 
     @Benchmark
     public MemorySegment library(Regions r) {
-        Loops.writeInts(r.nativeIntView);
+        Loops.writeInts(Loops.byteView(r.nativeSegment).asIntBuffer());
         return r.nativeSegment;
     }
 }
