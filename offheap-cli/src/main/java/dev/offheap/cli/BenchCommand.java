@@ -207,29 +207,10 @@ public final class BenchCommand implements Command {
                                 + " in '" + regex + "'");
                     }
                 }
-                case "--threads", "-t" -> {
-                    String n = value != null ? value : next(argv, ++i, arg);
-                    try {
-                        threads = Integer.parseInt(n);
-                    } catch (NumberFormatException e) {
-                        threads = -1;
-                    }
-                    if (threads < 1 || threads > 1024) {
-                        throw new UsageException("--threads: expected a number of threads from 1 to 1024, got '"
-                                + n + "'");
-                    }
-                }
-                case "--forks" -> {
-                    String n = value != null ? value : next(argv, ++i, arg);
-                    try {
-                        forks = Integer.parseInt(n);
-                    } catch (NumberFormatException e) {
-                        forks = -1;
-                    }
-                    if (forks < 1 || forks > 20) {
-                        throw new UsageException("--forks: expected a number of forks from 1 to 20, got '" + n + "'");
-                    }
-                }
+                case "--threads", "-t" -> threads = intInRange("--threads", "threads",
+                        value != null ? value : next(argv, ++i, arg), 1024);
+                case "--forks" -> forks = intInRange("--forks", "forks",
+                        value != null ? value : next(argv, ++i, arg), 20);
                 case "--param", "-p" -> {
                     String p = value != null ? value : next(argv, ++i, arg);
                     int eq = p.indexOf('=');
@@ -270,6 +251,20 @@ public final class BenchCommand implements Command {
         }
         return new Args(suite, mode == null ? BenchMode.QUICK : mode, out, include, threads, Map.copyOf(params), gc,
                 list, List.copyOf(reports), dryRun, forks);
+    }
+
+    /** Parses a count from 1 to {@code max} given for {@code option}, or says what was expected. */
+    private static int intInRange(String option, String what, String text, int max) throws UsageException {
+        int n;
+        try {
+            n = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 1 || n > max) {
+            throw new UsageException(option + ": expected a number of " + what + " from 1 to " + max + ", got '" + text + "'");
+        }
+        return n;
     }
 
     private void list(PrintStream out) {

@@ -204,9 +204,7 @@ public final class Budget implements AutoCloseable {
         if (refusing != null) {
             throw refusing.exceeded(bytes, path);
         }
-        if (directCounted) {
-            DIRECT.getAndAdd(this, bytes);
-        }
+        countDirect(bytes);
     }
 
     /**
@@ -222,9 +220,7 @@ public final class Budget implements AutoCloseable {
         if (take(bytes) != null) {
             return false;
         }
-        if (directCounted) {
-            DIRECT.getAndAdd(this, bytes);
-        }
+        countDirect(bytes);
         return true;
     }
 
@@ -262,6 +258,13 @@ public final class Budget implements AutoCloseable {
             }
         } while (!DIRECT.weakCompareAndSet(this, current, current - bytes));
         subtract(bytes);
+    }
+
+    /** Adds a direct reservation to {@code direct} once the budget keeps that count apart. */
+    private void countDirect(long bytes) {
+        if (directCounted) {
+            DIRECT.getAndAdd(this, bytes);
+        }
     }
 
     private IllegalStateException overRelease(long bytes, long reservedDirectly) {

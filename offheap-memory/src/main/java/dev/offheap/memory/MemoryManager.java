@@ -131,7 +131,6 @@ public final class MemoryManager implements AutoCloseable {
     private final long totalBytes;
     private final int totalPages;
     private final Budget budget;
-    private final boolean ownsBudget;
     private final Consumer<String> leakReporter;
 
     // ---- memory: chunks of up to 2^chunkShift pages, every chunk but the last one full;
@@ -192,13 +191,8 @@ public final class MemoryManager implements AutoCloseable {
         this.totalPages = Math.toIntExact(total >>> pageShift);
         this.name = b.name != null ? b.name : "memory-manager-" + UNNAMED_COUNTER.incrementAndGet();
         this.leakReporter = b.leakReporter != null ? b.leakReporter : report -> LOG.log(System.Logger.Level.WARNING, report);
-        if (b.parentBudget != null) {
-            this.budget = b.parentBudget.child(name, total, total);
-            this.ownsBudget = true;
-        } else {
-            this.budget = Budget.root(name, total, leakReporter);
-            this.ownsBudget = true;
-        }
+        this.budget = b.parentBudget != null ? b.parentBudget.child(name, total, total)
+                : Budget.root(name, total, leakReporter);
         long stateLength = Math.max(STATE_SPREAD, Long.highestOneBit(Math.max(1, totalPages) - 1L) << 1);
         if (stateLength > 1 << 30) {
             // beyond 2^30 pages a power-of-two table would not fit an array: no spreading
@@ -649,9 +643,7 @@ public final class MemoryManager implements AutoCloseable {
         Arrays.fill(magazineTable, null);
         // Everything was revoked or retained above; the budget's remaining count is not a leak of its own.
         budget.release(budget.used() - childBudgetsUse());
-        if (ownsBudget) {
-            budget.close();
-        }
+        budget.close();
     }
 
     // =================================================================== internals: slots
@@ -659,7 +651,7 @@ public final class MemoryManager implements AutoCloseable {
     /** Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool. */
     private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count) {
         int extra = 0;
-        if (magazine != null && count == 1 && budget.tryReserve((long) (1 + MAGAZINE_BATCH - 1) << pageShift)) {
+        if (magazine != null && count == 1 && budget.tryReserve((long) MAGAZINE_BATCH << pageShift)) {
             extra = MAGAZINE_BATCH - 1;
         } else {
             reserveOrSpill(record, (long) count << pageShift, count + (count == 1 ? " page" : " pages"));
@@ -905,11 +897,13 @@ public final class MemoryManager implements AutoCloseable {
                     candidates.add(record);
                 }
             }
-            Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
-            candidates.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesByOwner)).reversed());
+            Map<OwnerRecord, Long> pagesAtStart = countPagesByOwner();
+            candidates.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesAtStart)).reversed());
+            // Each pass over the page table after a callback is also the next callback's "before".
+            Map<OwnerRecord, Long> pagesByOwner = pagesAtStart;
             for (OwnerRecord candidate : candidates) {
                 long needed = bytes - budget.available();
-                long before = usedBytesOf(candidate, countPagesByOwner());
+                long before = usedBytesOf(candidate, pagesByOwner);
                 SpillEvent event = new SpillEvent();
                 event.begin();
                 depth[0]++;
@@ -922,7 +916,8 @@ public final class MemoryManager implements AutoCloseable {
                     depth[0]--;
                 }
                 drainMagazines();
-                long freed = Math.max(0, before - usedBytesOf(candidate, countPagesByOwner()));
+                pagesByOwner = countPagesByOwner();
+                long freed = Math.max(0, before - usedBytesOf(candidate, pagesByOwner));
                 event.end();
                 if (event.shouldCommit()) {
                     event.manager = name;
