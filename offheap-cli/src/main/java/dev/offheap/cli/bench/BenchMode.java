@@ -10,7 +10,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public enum BenchMode {
     /** The default: a first look in a few minutes. */
-    QUICK(1, 2, TimeValue.milliseconds(300), 2, TimeValue.milliseconds(500)),
+    QUICK(1, 1, TimeValue.milliseconds(300), 2, TimeValue.milliseconds(300)),
     /** The numbers that are committed to docs/benchmarks. */
     FULL(2, 3, TimeValue.seconds(1), 5, TimeValue.seconds(1)),
     /** CI: proves every benchmark still runs, nothing more. */

@@ -58,10 +58,10 @@ class BenchPlanTest {
     void quickRunsTheSmallParametersAndFullKeepsTheClassParametersAndNeitherFailsOnError() {
         Options quick = plan(BenchMode.QUICK, null, null, Map.of(), false).runs().getFirst();
         assertThat(quick.getForkCount().get()).isEqualTo(1);
-        assertThat(quick.getWarmupIterations().get()).isEqualTo(2);
+        assertThat(quick.getWarmupIterations().get()).isEqualTo(1);
         assertThat(quick.getWarmupTime().get()).isEqualTo(TimeValue.milliseconds(300));
         assertThat(quick.getMeasurementIterations().get()).isEqualTo(2);
-        assertThat(quick.getMeasurementTime().get()).isEqualTo(TimeValue.milliseconds(500));
+        assertThat(quick.getMeasurementTime().get()).isEqualTo(TimeValue.milliseconds(300));
         assertThat(quick.getParameter("size").get()).containsExactly("16");
         assertThat(quick.shouldFailOnError().get()).isFalse();
 
