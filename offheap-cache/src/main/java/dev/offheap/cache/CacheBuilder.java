@@ -1,0 +1,171 @@
+package dev.offheap.cache;
+
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.MemoryManager;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * Configures and builds an {@link OffHeapCache}. Not thread-safe; build once, use the cache from any
+ * thread. Every setter checks its argument at once and throws {@link IllegalArgumentException} (or
+ * {@link NullPointerException}) naming the option and the bad value.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class CacheBuilder<K, V> {
+    final Serializer<K> keySerializer;
+    final Serializer<V> valueSerializer;
+    long capacityBytes = -1;
+    long maxEntryBytes = -1;
+    EvictionPolicy evictionPolicy = EvictionPolicy.W_TINY_LFU;
+    Duration expireAfterWrite;
+    Duration expireAfterAccess;
+    int concurrencyLevel = 0;
+    boolean recordStats = true;
+    RemovalListener<? super K, ? super V> removalListener;
+    CacheLoader<? super K, V> loader;
+    Budget budget;
+    MemoryManager memoryManager;
+    String name = "offheap-cache";
+    LongSupplier nanoClock = System::nanoTime;
+
+    CacheBuilder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+        this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+        this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+    }
+
+    /**
+     * @param bytes the most native memory the cache may use, everything included; required, positive
+     * @return this builder
+     */
+    public CacheBuilder<K, V> capacity(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("capacity must be positive, got " + bytes + " bytes");
+        }
+        this.capacityBytes = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes the largest entry (key, value and header) accepted; default and maximum: capacity / 16
+     *              or more if the capacity allows. Larger entries get a {@link ValueTooLargeException}.
+     * @return this builder
+     */
+    public CacheBuilder<K, V> maxEntryBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("maxEntryBytes must be positive, got " + bytes);
+        }
+        this.maxEntryBytes = bytes;
+        return this;
+    }
+
+    /** @param policy the eviction policy (default W-TinyLFU) @return this builder */
+    public CacheBuilder<K, V> evictionPolicy(EvictionPolicy policy) {
+        this.evictionPolicy = Objects.requireNonNull(policy, "evictionPolicy");
+        return this;
+    }
+
+    /** @param duration entries expire this long after they were written; positive @return this builder */
+    public CacheBuilder<K, V> expireAfterWrite(Duration duration) {
+        this.expireAfterWrite = positive(duration, "expireAfterWrite");
+        return this;
+    }
+
+    /** @param duration entries expire this long after they were last read or written; positive @return this builder */
+    public CacheBuilder<K, V> expireAfterAccess(Duration duration) {
+        this.expireAfterAccess = positive(duration, "expireAfterAccess");
+        return this;
+    }
+
+    /**
+     * @param level how many threads are expected to write at once; the cache uses about this many
+     *              independent segments (default: 4 x available processors)
+     * @return this builder
+     */
+    public CacheBuilder<K, V> concurrencyLevel(int level) {
+        if (level <= 0 || level > 65_536) {
+            throw new IllegalArgumentException("concurrencyLevel must be in 1..65536, got " + level);
+        }
+        this.concurrencyLevel = level;
+        return this;
+    }
+
+    /** @param enabled whether to count hits, misses, loads, evictions (default on) @return this builder */
+    public CacheBuilder<K, V> recordStats(boolean enabled) {
+        this.recordStats = enabled;
+        return this;
+    }
+
+    /** @param listener told about every removal @return this builder */
+    public CacheBuilder<K, V> removalListener(RemovalListener<? super K, ? super V> listener) {
+        this.removalListener = Objects.requireNonNull(listener, "removalListener");
+        return this;
+    }
+
+    /** @param loader loads absent keys for {@link OffHeapCache#get(Object)} @return this builder */
+    public CacheBuilder<K, V> loader(CacheLoader<? super K, V> loader) {
+        this.loader = Objects.requireNonNull(loader, "loader");
+        return this;
+    }
+
+    /**
+     * @param budget the budget the cache's memory is charged to (its whole capacity, when built);
+     *               default: none beyond the capacity
+     * @return this builder
+     */
+    public CacheBuilder<K, V> budget(Budget budget) {
+        this.budget = Objects.requireNonNull(budget, "budget");
+        return this;
+    }
+
+    /**
+     * @param manager a memory manager whose pages hold the cache's memory instead of its own allocations
+     * @return this builder
+     */
+    public CacheBuilder<K, V> memoryManager(MemoryManager manager) {
+        this.memoryManager = Objects.requireNonNull(manager, "memoryManager");
+        return this;
+    }
+
+    /** @param name names the cache in its MBean, its budget and its messages @return this builder */
+    public CacheBuilder<K, V> name(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank");
+        }
+        this.name = name;
+        return this;
+    }
+
+    /**
+     * @param nanoClock the time source for expiry, in nanoseconds (default {@link System#nanoTime()}); for tests
+     * @return this builder
+     */
+    public CacheBuilder<K, V> clock(LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "clock");
+        return this;
+    }
+
+    /**
+     * @return a new cache
+     * @throws IllegalStateException if no capacity was set, or the capacity is too small for the cache's tables
+     * @throws dev.offheap.memory.BudgetExceededException if the budget cannot hold the capacity
+     */
+    public OffHeapCache<K, V> build() {
+        if (capacityBytes < 0) {
+            throw new IllegalStateException("capacity(bytes) is required");
+        }
+        throw new UnsupportedOperationException("not implemented yet");
+    }
+
+    private static Duration positive(Duration duration, String option) {
+        Objects.requireNonNull(duration, option);
+        if (duration.isZero() || duration.isNegative()) {
+            throw new IllegalArgumentException(option + " must be positive, got " + duration);
+        }
+        return duration;
+    }
+}

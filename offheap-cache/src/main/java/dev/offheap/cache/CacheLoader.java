@@ -1,0 +1,40 @@
+package dev.offheap.cache;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Computes values of absent keys for {@link OffHeapCache#get(Object)} and {@link OffHeapCache#getAll}.
+ * Called from the thread that asked; at most one load per key runs at a time.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+@FunctionalInterface
+public interface CacheLoader<K, V> {
+    /**
+     * @param key the key
+     * @return its value; null means "no value", which the cache reports as a {@link CacheLoadException}
+     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}
+     */
+    V load(K key) throws Exception;
+
+    /**
+     * Loads many keys; by default one {@link #load(Object)} per key.
+     *
+     * @param keys the absent keys
+     * @return their values; keys missing from the result are not cached
+     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}
+     */
+    default Map<K, V> loadAll(Set<? extends K> keys) throws Exception {
+        Map<K, V> result = new HashMap<>();
+        for (K key : keys) {
+            V value = load(key);
+            if (value != null) {
+                result.put(key, value);
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,204 @@
+package dev.offheap.cache;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * A key/value cache whose keys and values live outside the Java heap, serialized, so the garbage
+ * collector never scans or copies the cached data, with a capacity in bytes that counts everything the
+ * cache uses (entry headers, hash table and frequency sketch included).
+ *
+ * <p>Values are copies: {@code put} serializes the value into the cache, {@code get} deserializes a new
+ * object. {@link #read(Object, Function)} reads a value in place without copying it.
+ *
+ * <p>Threading: every method may be called from any number of threads at once. Reads do not block each
+ * other. Iterators are weakly consistent: they never throw {@link java.util.ConcurrentModificationException}
+ * and see each entry at most once.
+ *
+ * <p>Nulls: a null key or value throws {@link NullPointerException} naming which. After {@link #close()}
+ * every method but {@code close} and {@code isClosed} throws {@link IllegalStateException}.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public interface OffHeapCache<K, V> extends AutoCloseable {
+
+    /**
+     * Starts a builder.
+     *
+     * @param keys   how keys become bytes
+     * @param values how values become bytes
+     * @param <K>    key type
+     * @param <V>    value type
+     * @return a new builder
+     * @throws NullPointerException if a serializer is null
+     */
+    static <K, V> CacheBuilder<K, V> builder(Serializer<K> keys, Serializer<V> values) {
+        return new CacheBuilder<>(keys, values);
+    }
+
+    /**
+     * @param key the key
+     * @return the value, or null if absent or expired; counts a hit or a miss
+     */
+    V getIfPresent(K key);
+
+    /**
+     * Gets the value, loading it with the builder's {@link CacheLoader} if absent.
+     *
+     * @param key the key
+     * @return the value (never null: a loader that returns null throws)
+     * @throws IllegalStateException if the cache was built without a loader
+     * @throws CacheLoadException    if the loader threw or returned null
+     */
+    V get(K key);
+
+    /**
+     * Gets the value, or computes it with {@code loader} and stores it. At most one load runs per key at a
+     * time: concurrent callers for the same key wait and get its result or its exception.
+     *
+     * @param key    the key
+     * @param loader computes the value of an absent key
+     * @return the value
+     * @throws CacheLoadException if the loader threw or returned null
+     */
+    V get(K key, Function<? super K, ? extends V> loader);
+
+    /**
+     * @param keys the keys
+     * @return the values of the keys present, in no particular order
+     */
+    Map<K, V> getAllPresent(Iterable<? extends K> keys);
+
+    /**
+     * Gets the values, loading the absent ones with the builder's {@link CacheLoader}.
+     *
+     * @param keys the keys
+     * @return a value for every key
+     * @throws IllegalStateException if the cache was built without a loader
+     * @throws CacheLoadException    if a load failed
+     */
+    Map<K, V> getAll(Iterable<? extends K> keys);
+
+    /**
+     * Reads a value in place, without deserializing or copying it.
+     *
+     * @param key    the key
+     * @param reader gets a read-only segment of exactly the value's bytes, valid only during the call
+     *               (using it afterwards throws {@link IllegalStateException})
+     * @param <R>    what the reader returns
+     * @return the reader's result, or null if the key is absent (the reader is then not called)
+     */
+    <R> R read(K key, Function<? super MemorySegment, ? extends R> reader);
+
+    /**
+     * Stores a value, replacing any value of the key.
+     *
+     * @param key   the key
+     * @param value the value
+     * @throws ValueTooLargeException if the entry is larger than {@link CacheBuilder#maxEntryBytes(long)}
+     * @throws SerializationException if a serializer threw or lied about its size
+     */
+    void put(K key, V value);
+
+    /**
+     * Stores a value that expires after {@code timeToLive}, overriding the builder's expiry for this entry.
+     *
+     * @param key        the key
+     * @param value      the value
+     * @param timeToLive how long the entry lives, positive
+     * @throws IllegalArgumentException if {@code timeToLive} is zero or negative
+     */
+    void put(K key, V value, Duration timeToLive);
+
+    /**
+     * @param map entries to store
+     */
+    void putAll(Map<? extends K, ? extends V> map);
+
+    /**
+     * @param key   the key
+     * @param value the value to store if the key is absent
+     * @return the present value, or null if {@code value} was stored
+     */
+    V putIfAbsent(K key, V value);
+
+    /**
+     * @param key   the key
+     * @param value the new value
+     * @return the previous value, or null if the key was absent (and nothing was stored)
+     */
+    V replace(K key, V value);
+
+    /**
+     * @param key      the key
+     * @param oldValue the expected value (compared by serialized bytes)
+     * @param newValue the new value
+     * @return whether the value was replaced
+     */
+    boolean replace(K key, V oldValue, V newValue);
+
+    /**
+     * Atomically updates the value of a key: no other write to that key happens in between.
+     *
+     * @param key       the key
+     * @param remapping gets the key and the present value (null if absent); returns the new value, or null
+     *                  to remove the entry. It must not use this cache.
+     * @return the new value, or null if removed
+     */
+    V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping);
+
+    /**
+     * @param key the key
+     * @return the removed value, or null if absent
+     */
+    V remove(K key);
+
+    /**
+     * @param key   the key
+     * @param value the expected value (compared by serialized bytes)
+     * @return whether the entry was removed
+     */
+    boolean remove(K key, V value);
+
+    /** @param key removes the entry of this key, if any, without deserializing it */
+    void invalidate(K key);
+
+    /** Removes every entry. */
+    void invalidateAll();
+
+    /** @param key the key @return whether an unexpired entry of the key is present */
+    boolean containsKey(K key);
+
+    /** @return the number of entries (expired ones not yet removed may be counted) */
+    long size();
+
+    /** @return bytes the entries use: keys, values and their headers */
+    long weightedSize();
+
+    /** @return the capacity in bytes the cache never exceeds, tables included */
+    long capacityBytes();
+
+    /** @return a weakly consistent iterator over the keys; {@code remove()} removes the entry */
+    Iterator<K> keys();
+
+    /** @return a weakly consistent iterator over copies of the entries; {@code remove()} removes it */
+    Iterator<Map.Entry<K, V>> entries();
+
+    /** @return a snapshot of the statistics (zeros if statistics are off) */
+    CacheStats stats();
+
+    /** @return whether {@link #close()} was called */
+    boolean isClosed();
+
+    /**
+     * Frees all memory of the cache. Later calls of any other method throw {@link IllegalStateException};
+     * calls running in other threads finish or throw, never touch freed memory. Idempotent.
+     */
+    @Override
+    void close();
+}
