@@ -26,7 +26,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Bytes per entry at 100-byte values and 8-byte keys: each cache gets the same capacity,
- * {@code capacityMiB}, and is offered more distinct keys than could fit ({@code capacity / 108}); what
+ * {@code capacityMiB}, and is offered more distinct keys than any can keep (1.25 x capacity / 100); what
  * it keeps, and what that costs, is measured once per fork, before the measurement. The measured
  * operation (a get of a random key) only keeps the fork alive; its score means nothing.
  *
@@ -78,7 +78,8 @@ public class CacheFootprintBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             capacityBytes = (long) capacityMiB << 20;
-            int offered = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / PAYLOAD);
+            // more than any of them can keep: Caffeine counts only the 100 value bytes of an entry
+            int offered = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / (PAYLOAD - Long.BYTES) * 5 / 4);
             keys = new Long[offered];
             for (int i = 0; i < offered; i++) {
                 keys[i] = (long) i * 0x9E3779B97F4A7C15L;
