@@ -40,13 +40,15 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *     everything the cache may use, hash table and frequency sketch included; OHC's capacity leaves out
  *     its hash tables and malloc's overhead.
  * <li>{@code nmtBytesPerEntry}: the growth of the JVM's committed native memory per entry, from Native
- *     Memory Tracking. OHC's fork uses OHC's Unsafe allocator so that NMT sees its memory (its default,
+ *     Memory Tracking's "Other" category, where {@code Unsafe} and FFM allocations land (the total would
+ *     add the JIT's and GC's own growth). OHC's fork uses OHC's Unsafe allocator so that NMT sees its memory (its default,
  *     JNA's malloc, is invisible to NMT); neither sees malloc's own per-block overhead.
  * <li>{@code rssBytesPerEntry}: the growth of the process's resident set per entry (the heap is
  *     pre-touched, so this is native memory, malloc's overhead included).
  * <li>{@code heapBytesPerEntry}: the growth of the heap in use after a full GC, per entry.
  * <li>{@code *OverheadBytesPerEntry}: the same minus the 108 bytes of key and value.
  * </ul>
+ * A measure the fork cannot take (NMT off, no {@code /proc}) is NaN, which the report shows as missing.
  * Goal checked: offheap's overhead per entry beyond key and value at most 32 bytes.
  *
  * <p>JMH sums {@code EVENTS} counters over iterations and forks; each iteration reports its share
@@ -105,7 +107,7 @@ public class CacheFootprintBenchmark {
 
         final void before() {
             heapBefore = ProcessMemory.heapUsedAfterGc();
-            nmtBefore = ProcessMemory.nmtCommittedBytes();
+            nmtBefore = ProcessMemory.nmtOtherCommittedBytes();
             rssBefore = ProcessMemory.residentBytes();
         }
 
@@ -113,7 +115,7 @@ public class CacheFootprintBenchmark {
             this.entries = entries;
             this.accountedBytes = accountedBytes;
             this.capacityBytes = capacityBytes;
-            long nmtAfter = ProcessMemory.nmtCommittedBytes();
+            long nmtAfter = ProcessMemory.nmtOtherCommittedBytes();
             long rssAfter = ProcessMemory.residentBytes();
             nmtBytes = nmtBefore < 0 || nmtAfter < 0 ? -1 : nmtAfter - nmtBefore;
             rssBytes = rssBefore < 0 || rssAfter < 0 ? -1 : rssAfter - rssBefore;
@@ -211,13 +213,13 @@ public class CacheFootprintBenchmark {
             entries = f.entries * share;
             accountedBytesPerEntry = f.accountedBytes / n * share;
             capacityBytesPerEntry = f.capacityBytes / n * share;
-            nmtBytesPerEntry = f.nmtBytes < 0 ? 0 : f.nmtBytes / n * share;
-            rssBytesPerEntry = f.rssBytes < 0 ? 0 : f.rssBytes / n * share;
+            nmtBytesPerEntry = f.nmtBytes < 0 ? Double.NaN : f.nmtBytes / n * share;
+            rssBytesPerEntry = f.rssBytes < 0 ? Double.NaN : f.rssBytes / n * share;
             heapBytesPerEntry = f.heapBytes / n * share;
             accountedOverheadBytesPerEntry = (f.accountedBytes / n - PAYLOAD) * share;
             capacityOverheadBytesPerEntry = (f.capacityBytes / n - PAYLOAD) * share;
-            nmtOverheadBytesPerEntry = f.nmtBytes < 0 ? 0 : (f.nmtBytes / n - PAYLOAD) * share;
-            rssOverheadBytesPerEntry = f.rssBytes < 0 ? 0 : (f.rssBytes / n - PAYLOAD) * share;
+            nmtOverheadBytesPerEntry = f.nmtBytes < 0 ? Double.NaN : (f.nmtBytes / n - PAYLOAD) * share;
+            rssOverheadBytesPerEntry = f.rssBytes < 0 ? Double.NaN : (f.rssBytes / n - PAYLOAD) * share;
         }
     }
 

@@ -19,19 +19,28 @@ import javax.management.ObjectName;
  * own per-block overhead. The resident set sees everything that was touched.
  */
 final class ProcessMemory {
-    private static final Pattern TOTAL_COMMITTED = Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB");
+    /**
+     * NMT's "Other" category: where {@code Unsafe.allocateMemory} and the FFM API's native segments land.
+     * The total would add the JIT's arenas, code and GC structures, which grow while a cache fills.
+     */
+    private static final Pattern OTHER_COMMITTED = Pattern.compile("-\\s+Other \\(reserved=\\d+KB, committed=(\\d+)KB");
     private static final Pattern RSS = Pattern.compile("VmRSS:\\s+(\\d+) kB");
 
     private ProcessMemory() {
     }
 
     /**
-     * @return bytes NMT counts as committed by the whole JVM, or -1 if NMT is off or cannot be asked
+     * @return bytes NMT counts as committed in its "Other" category (native memory allocated through
+     *     {@code Unsafe} and the FFM API), 0 if that category is still too small to be listed, or -1 if
+     *     NMT is off or cannot be asked
      */
-    static long nmtCommittedBytes() {
+    static long nmtOtherCommittedBytes() {
         String summary = nativeMemory("summary");
-        Matcher m = TOTAL_COMMITTED.matcher(summary);
-        return m.find() ? Long.parseLong(m.group(1)) * 1024 : -1;
+        if (!summary.contains("Total: reserved=")) {
+            return -1;
+        }
+        Matcher m = OTHER_COMMITTED.matcher(summary);
+        return m.find() ? Long.parseLong(m.group(1)) * 1024 : 0;
     }
 
     private static String nativeMemory(String argument) {

@@ -262,7 +262,7 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
             String[][] measures = {
                 {"accountedOverheadBytesPerEntry", "own accounting (`weightedSize`; OHC: `memUsed`)"},
                 {"capacityOverheadBytesPerEntry", "capacity / entries kept (tables and sketch included; OHC's capacity leaves its tables out)"},
-                {"nmtOverheadBytesPerEntry", "Native Memory Tracking, committed growth"},
+                {"nmtOverheadBytesPerEntry", "Native Memory Tracking, growth of its \"Other\" category (Unsafe and FFM allocations)"},
                 {"rssOverheadBytesPerEntry", "resident set growth (malloc's own overhead included)"},
             };
             for (String[] m : measures) {
