@@ -374,7 +374,8 @@ public final class BenchCommand implements Command {
         List<Path> files = new ArrayList<>();
         try {
             List<JmhResult> results = JmhResult.read(json);
-            BenchReport report = new BenchReport(suite, results, RunInfo.readFor(json), Baselines.fromClassPath());
+            BenchReport report = new BenchReport(suite, results, RunInfo.readFor(json), Baselines.fromClassPath(),
+                    Suites.standard().find(suite).flatMap(Suite::goalSection).orElse(null));
             Files.createDirectories(dir);
             Path md = dir.resolve(suite + ".md");
             Files.writeString(md, report.markdown());

@@ -29,7 +29,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * {@code --enable-native-access=ALL-UNNAMED} prepended to their JVM arguments. JMH options replace
  * the annotation they correspond to rather than adding to it, so benchmarks whose
  * {@code @Fork(jvmArgsPrepend = ...)} differ run as separate JMH runs, each with its own prepend
- * kept after the native access flag.
+ * kept after the native access flag; so do the benchmarks the suite always profiles for GC
+ * ({@link Suite#gcProfiled()}) when the command line does not ask for the GC profiler for all.
  *
  * @param suite the suite
  * @param mode the mode
@@ -43,6 +44,9 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
     /** What every fork gets: the library and JMH's generated code use restricted FFM methods. */
     public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
 
+    /** Marks, in the grouping key of the runs, the group that runs with the GC profiler. */
+    private static final String PROFILE_GC = "\u0000gc";
+
     /**
      * Plans a run.
      *
@@ -50,8 +54,8 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
      * @param mode the mode
      * @param include only benchmarks whose full name this finds a match in; null for all
      * @param threads threads per benchmark, or null to keep each class's {@code @Threads}
-     * @param params {@code @Param} overrides from the command line; in smoke mode merged over the
-     *     suite's smoke parameters
+     * @param params {@code @Param} overrides from the command line; in quick and smoke mode merged
+     *     over the suite's small or smoke parameters
      * @param gcProfiler whether to add JMH's GC profiler
      * @param available every benchmark on the class path
      * @return the plan; its benchmark list is empty if nothing matched
@@ -76,6 +80,7 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
      */
     public static BenchPlan create(Suite suite, BenchMode mode, Pattern include, Integer threads, Integer forks,
             Map<String, List<String>> params, boolean gcProfiler, Collection<BenchmarkListEntry> available) {
+        // one JMH run per distinct prepend and GC profiling: options apply to a whole run
         Map<List<String>, Set<String>> byPrepend = new LinkedHashMap<>();
         Set<String> names = new TreeSet<>();
         for (BenchmarkListEntry entry : available) {
@@ -84,23 +89,28 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
                 continue;
             }
             names.add(name);
-            List<String> prepend = List.copyOf(entry.getJvmArgsPrepend().orElse(List.of()));
-            byPrepend.computeIfAbsent(prepend, k -> new TreeSet<>()).add(name);
+            List<String> prepend = new ArrayList<>(entry.getJvmArgsPrepend().orElse(List.of()));
+            prepend.add(gcProfiler || suite.gcProfiled(name) ? PROFILE_GC : "");
+            byPrepend.computeIfAbsent(List.copyOf(prepend), k -> new TreeSet<>()).add(name);
         }
         Map<String, List<String>> effectiveParams = new LinkedHashMap<>();
-        if (mode == BenchMode.SMOKE || mode == BenchMode.QUICK) {
+        if (mode == BenchMode.QUICK) {
             effectiveParams.putAll(suite.smallParams());
+        } else if (mode == BenchMode.SMOKE) {
+            effectiveParams.putAll(suite.smokeParams());
         }
         effectiveParams.putAll(params);
 
         List<Options> runs = new ArrayList<>();
         for (Map.Entry<List<String>, Set<String>> group : byPrepend.entrySet()) {
+            boolean profileGc = group.getKey().getLast().equals(PROFILE_GC);
+            List<String> classPrepend = group.getKey().subList(0, group.getKey().size() - 1);
             ChainedOptionsBuilder b = new OptionsBuilder();
             for (String name : group.getValue()) {
                 b.include("^" + Pattern.quote(name) + "$");
             }
             List<String> prepend = new ArrayList<>(List.of(NATIVE_ACCESS));
-            group.getKey().stream().filter(a -> !a.equals(NATIVE_ACCESS)).forEach(prepend::add);
+            classPrepend.stream().filter(a -> !a.equals(NATIVE_ACCESS)).forEach(prepend::add);
             b.jvmArgsPrepend(prepend.toArray(String[]::new));
             b.forks(forks != null ? forks : mode.forks)
                     .warmupIterations(mode.warmupIterations).warmupTime(mode.warmupTime)
@@ -110,7 +120,7 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
                 b.threads(threads);
             }
             effectiveParams.forEach((k, v) -> b.param(k, v.toArray(String[]::new)));
-            if (gcProfiler) {
+            if (profileGc) {
                 b.addProfiler(GCProfiler.class);
             }
             runs.add(b.build());

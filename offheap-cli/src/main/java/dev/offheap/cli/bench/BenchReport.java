@@ -22,6 +22,7 @@ public final class BenchReport {
     private final List<JmhResult> results;
     private final RunInfo run;
     private final Function<String, Optional<String>> baselines;
+    private final Function<List<JmhResult>, String> goals;
 
     /**
      * @param suite the suite name, used in the title
@@ -31,10 +32,23 @@ public final class BenchReport {
      */
     public BenchReport(String suite, List<JmhResult> results, RunInfo run,
             Function<String, Optional<String>> baselines) {
+        this(suite, results, run, baselines, null);
+    }
+
+    /**
+     * @param suite the suite name, used in the title
+     * @param results the JMH results
+     * @param run how and where they were produced
+     * @param baselines the {@code @Baseline} method of a class, by class name
+     * @param goals writes the suite's goal section from the results, placed before the tables; null for none
+     */
+    public BenchReport(String suite, List<JmhResult> results, RunInfo run,
+            Function<String, Optional<String>> baselines, Function<List<JmhResult>, String> goals) {
         this.suite = suite;
         this.results = List.copyOf(results);
         this.run = run;
         this.baselines = baselines;
+        this.goals = goals;
     }
 
     /** @return the tables of this report, one per class and mode */
@@ -66,6 +80,9 @@ public final class BenchReport {
                 .append("Ratio: the score divided by the score of the class's `@Baseline` method ")
                 .append("at the same parameters, in the same run. Absolute numbers drift on shared machines; ")
                 .append("quote ratios.\n");
+        if (goals != null && !results.isEmpty()) {
+            md.append('\n').append(goals.apply(results));
+        }
         List<ResultTable> tables = tables();
         for (ResultTable table : tables) {
             appendTable(md, table, tables, baselines.apply(table.className()));

@@ -3,6 +3,9 @@ package dev.offheap.cli.bench;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * A named set of benchmarks: every JMH benchmark in one package (and its sub-packages).
@@ -10,14 +13,32 @@ import java.util.Map;
  * @param name the name users type: {@code offheap bench <name>}
  * @param packageName the Java package of its benchmark classes
  * @param description one line for {@code --list} and {@code --help}
- * @param smallParams {@code @Param} values used in {@code --smoke} and the default quick mode
- *     instead of the classes' own, so that a first look and CI run the small cases only ({@code --full}
- *     runs them all); a name no benchmark of the suite has is ignored
+ * @param smallParams {@code @Param} values used in the default quick mode instead of the classes' own,
+ *     so that a first look runs the small cases only ({@code --full} runs them all); a name no
+ *     benchmark of the suite has is ignored
+ * @param smokeParams {@code @Param} values used in {@code --smoke} (CI), usually smaller still
+ * @param gcProfiled the benchmarks (a regular expression found in {@code package.Class.method}) that
+ *     always run with JMH's GC profiler, because a goal needs their GC numbers; null for none
+ * @param goals writes the suite's goal section (markdown) from its results; null for none
  */
-public record Suite(String name, String packageName, String description, Map<String, List<String>> smallParams) {
+public record Suite(String name, String packageName, String description, Map<String, List<String>> smallParams,
+        Map<String, List<String>> smokeParams, Pattern gcProfiled, Function<List<JmhResult>, String> goals) {
     /** Copies the parameters. */
     public Suite {
         smallParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smallParams));
+        smokeParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smokeParams));
+    }
+
+    /**
+     * A suite whose smoke runs use the quick mode's small parameters, without profiled benchmarks or goals.
+     *
+     * @param name the name users type
+     * @param packageName the Java package of its benchmark classes
+     * @param description one line for {@code --list} and {@code --help}
+     * @param smallParams {@code @Param} values of the quick and smoke modes
+     */
+    public Suite(String name, String packageName, String description, Map<String, List<String>> smallParams) {
+        this(name, packageName, description, smallParams, smallParams, null, null);
     }
 
     /**
@@ -26,5 +47,18 @@ public record Suite(String name, String packageName, String description, Map<Str
      */
     public boolean contains(String benchmark) {
         return benchmark.startsWith(packageName + ".");
+    }
+
+    /**
+     * @param benchmark a JMH benchmark name of this suite
+     * @return true if it always runs with JMH's GC profiler
+     */
+    public boolean gcProfiled(String benchmark) {
+        return gcProfiled != null && gcProfiled.matcher(benchmark).find();
+    }
+
+    /** @return the goal section's writer, if the suite has goals */
+    public Optional<Function<List<JmhResult>, String>> goalSection() {
+        return Optional.ofNullable(goals);
     }
 }

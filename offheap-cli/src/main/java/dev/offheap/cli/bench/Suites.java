@@ -3,6 +3,7 @@ package dev.offheap.cli.bench;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The registry of benchmark suites that {@code offheap bench} knows. A suite is the JMH benchmarks
@@ -31,7 +32,22 @@ public record Suites(List<Suite> all) {
                 new Suite("manager", "dev.offheap.bench.manager",
                         "MemoryManager allocate+release of 1 and 64 pages at 1 and 2 threads, against Flink's "
                                 + "off-heap pages and an Arena per page; Budget against Arrow's Accountant",
-                        Map.of("pageCount", List.of("1")))));
+                        Map.of("pageCount", List.of("1"))),
+                new Suite("cache", "dev.offheap.bench.cache",
+                        "OffHeapCache gets, puts and a 90/10 mix at 100 B and 100 KB values, 1 and 2 threads, "
+                                + "against Caffeine and OHC; bandwidth against MemorySegment.copy; bytes per entry "
+                                + "(NMT); hit ratio on Zipf and scan streams",
+                        // quick: the same value sizes with a tenth of the keys or fewer, so that filling
+                        // a cache takes a fraction of a second per fork
+                        Map.of("workload", List.of("100000x100", "1000x100000"),
+                                "capacityMiB", List.of("32"),
+                                "accesses", List.of("400000")),
+                        Map.of("workload", List.of("2000x100", "20x100000"),
+                                "capacityMiB", List.of("4"),
+                                "accesses", List.of("20000")),
+                        // the goals compare the GC time of the 90/10 mix
+                        Pattern.compile("\\.CacheMix"),
+                        new CacheGoals())));
     }
 
     /**

@@ -95,9 +95,63 @@ class BenchPlanTest {
     @Test
     void standardSuitesMapToTheBenchPackages() {
         Suites suites = Suites.standard();
-        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager");
+        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager", "cache");
         assertThat(suites.find("segments").orElseThrow().packageName()).isEqualTo("dev.offheap.bench.segments");
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segments.X.y")).isTrue();
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segmentsX.y")).isFalse();
+    }
+
+    @Test
+    void smokeUsesTheSuitesSmokeParametersAndQuickItsSmallOnes() {
+        Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of("size", List.of("16")),
+                Map.of("size", List.of("8")), null, null);
+        Options smoke = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), false, BenchPlan.available())
+                .runs().getFirst();
+        Options quick = BenchPlan.create(suite, BenchMode.QUICK, null, null, Map.of(), false, BenchPlan.available())
+                .runs().getFirst();
+        Options full = BenchPlan.create(suite, BenchMode.FULL, null, null, Map.of(), false, BenchPlan.available())
+                .runs().getFirst();
+        assertThat(smoke.getParameter("size").get()).containsExactly("8");
+        assertThat(quick.getParameter("size").get()).containsExactly("16");
+        assertThat(full.getParameter("size").hasValue()).isFalse();
+    }
+
+    @Test
+    void benchmarksTheSuiteProfilesForGcRunApartWithTheGcProfiler() {
+        Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of(), Map.of(),
+                Pattern.compile("\\.sumSegment$"), null);
+        BenchPlan plan = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), false, BenchPlan.available());
+        assertThat(plan.runs()).hasSize(2);
+        Options plain = plan.runs().stream().filter(o -> o.getProfilers().isEmpty()).findFirst().orElseThrow();
+        Options profiled = plan.runs().stream().filter(o -> !o.getProfilers().isEmpty()).findFirst().orElseThrow();
+        assertThat(plain.getIncludes()).containsExactly("^\\Qdev.offheap.cli.testbench.TinyBench.sumArray\\E$");
+        assertThat(profiled.getIncludes()).containsExactly("^\\Qdev.offheap.cli.testbench.TinyBench.sumSegment\\E$");
+        assertThat(profiled.getProfilers()).singleElement()
+                .satisfies(p -> assertThat(p.getKlass()).isEqualTo(GCProfiler.class.getName()));
+        // the marker that separates the groups never reaches a fork's command line
+        assertThat(profiled.getJvmArgsPrepend().get()).containsExactly(BenchPlan.NATIVE_ACCESS);
+        assertThat(plain.getJvmArgsPrepend().get()).containsExactly(BenchPlan.NATIVE_ACCESS);
+    }
+
+    @Test
+    void theGcProfilerForAllKeepsOneRun() {
+        Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of(), Map.of(),
+                Pattern.compile("\\.sumSegment$"), null);
+        BenchPlan plan = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), true, BenchPlan.available());
+        assertThat(plan.runs()).singleElement().satisfies(o -> assertThat(o.getProfilers()).hasSize(1));
+    }
+
+    @Test
+    void theCacheSuiteIsRegisteredWithSmallerSmokeThanQuickParametersAndGoals() {
+        Suite cache = Suites.standard().find("cache").orElseThrow();
+        assertThat(cache.packageName()).isEqualTo("dev.offheap.bench.cache");
+        assertThat(cache.smallParams()).containsKeys("workload", "capacityMiB", "accesses");
+        assertThat(cache.smokeParams()).containsKeys("workload", "capacityMiB", "accesses");
+        assertThat(cache.gcProfiled("dev.offheap.bench.cache.CacheMixBenchmark.caffeine")).isTrue();
+        assertThat(cache.gcProfiled("dev.offheap.bench.cache.CacheMixTwoThreadsBenchmark.caffeine")).isTrue();
+        assertThat(cache.gcProfiled("dev.offheap.bench.cache.CacheGetBenchmark.caffeine")).isFalse();
+        assertThat(cache.goalSection()).isPresent();
+        assertThat(Integer.parseInt(cache.smokeParams().get("capacityMiB").getFirst()))
+                .isLessThan(Integer.parseInt(cache.smallParams().get("capacityMiB").getFirst()));
     }
 }

@@ -1,0 +1,62 @@
+package dev.offheap.bench.cache;
+
+import dev.offheap.bench.Baseline;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Puts that overwrite: a uniformly random key of the workload, every key present, with a
+ * {@linkplain Workload#freshValue(int) fresh value} of the same size (the application's new value; the
+ * copy that makes it is the same in every variant), on one thread; {@link CachePutTwoThreadsBenchmark}
+ * runs the same on two.
+ *
+ * <p>Mode: {@link Mode#Throughput} in puts per second, summed over the threads; higher is better.
+ *
+ * <p>The variants: {@code ohcLru} (baseline) and {@code ohcTinyLfu}, OHC 0.7.4's {@code put}, which
+ * serializes into a new off-heap entry and frees the old; {@code caffeine}, {@code put}, which keeps the
+ * array; {@code offheapPut}, {@code put}, which serializes the array into the cache.
+ *
+ * <p>Goals checked: {@code offheapPut} at least 2x OHC; at 100-byte values at least 1x {@code caffeine}.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(1)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
+public class CachePutBenchmark {
+
+    @Benchmark
+    @Baseline
+    @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
+    public boolean ohcLru(CacheStates.Keys keys, CacheStates.OhcLru ohc, CacheStates.Cursor cursor) {
+        int i = cursor.next(keys.w.keyCount);
+        return ohc.cache.put(keys.w.keys[i], keys.w.freshValue(i));
+    }
+
+    @Benchmark
+    @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
+    public boolean ohcTinyLfu(CacheStates.Keys keys, CacheStates.OhcTinyLfu ohc, CacheStates.Cursor cursor) {
+        int i = cursor.next(keys.w.keyCount);
+        return ohc.cache.put(keys.w.keys[i], keys.w.freshValue(i));
+    }
+
+    @Benchmark
+    public void caffeine(CacheStates.Keys keys, CacheStates.OnHeap caffeine, CacheStates.Cursor cursor) {
+        int i = cursor.next(keys.w.keyCount);
+        caffeine.cache.put(keys.w.keys[i], keys.w.freshValue(i));
+    }
+
+    @Benchmark
+    public void offheapPut(CacheStates.Keys keys, CacheStates.OffHeap offheap, CacheStates.Cursor cursor) {
+        int i = cursor.next(keys.w.keyCount);
+        offheap.cache.put(keys.w.keys[i], keys.w.freshValue(i));
+    }
+}

@@ -1,0 +1,178 @@
+package dev.offheap.bench.cache;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import dev.offheap.cache.EvictionPolicy;
+import dev.offheap.cache.OffHeapCache;
+import java.util.concurrent.ForkJoinPool;
+import org.caffinitas.ohc.Eviction;
+import org.caffinitas.ohc.OHCache;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The JMH states of the throughput benchmarks: the workload, and one full cache per variant, shared by
+ * all threads of a benchmark. Each cache is filled with every key of the workload before measuring, and
+ * setup fails if any key is missing: the benchmarks measure hits and overwrites, never misses.
+ */
+public final class CacheStates {
+    private CacheStates() {
+    }
+
+    /** The workload: {@code <keys>x<valueBytes>}. */
+    @State(Scope.Benchmark)
+    public static class Keys {
+        /** The seed's cases: a million small values, and 5,000 values of 100 KB. */
+        @Param({"1000000x100", "5000x100000"})
+        public String workload;
+
+        Workload w;
+
+        /** Parses the parameter and makes the keys and value templates. */
+        @Setup(Level.Trial)
+        public void setUp() {
+            w = Workload.parse(workload);
+        }
+    }
+
+    /** {@code OffHeapCache} with its default policy, W-TinyLFU. */
+    @State(Scope.Benchmark)
+    public static class OffHeap {
+        OffHeapCache<Long, byte[]> cache;
+
+        /** @param keys the workload */
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            Workload w = keys.w;
+            cache = Caches.offheap(Caches.roomForAll(w), EvictionPolicy.W_TINY_LFU);
+            for (int i = 0; i < w.keyCount; i++) {
+                cache.put(w.keys[i], w.initialValue(i));
+            }
+            requireAll("offheap", cache.size(), w);
+        }
+
+        /** Frees the cache's memory. */
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            cache.close();
+        }
+    }
+
+    /** Caffeine, bounded by value bytes, maintenance on the common pool (its default). */
+    @State(Scope.Benchmark)
+    public static class OnHeap {
+        Cache<Long, byte[]> cache;
+
+        /** @param keys the workload */
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            Workload w = keys.w;
+            cache = Caches.caffeine(w.valueBytesTotal() * 2, ForkJoinPool.commonPool());
+            for (int i = 0; i < w.keyCount; i++) {
+                cache.put(w.keys[i], w.initialValue(i));
+            }
+            cache.cleanUp();
+            requireAll("caffeine", cache.estimatedSize(), w);
+        }
+
+        /** Drops the cache so the next trial starts from an empty heap. */
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            cache.invalidateAll();
+            cache = null;
+        }
+    }
+
+    /** OHC with LRU eviction, its default. */
+    @State(Scope.Benchmark)
+    public static class OhcLru {
+        OHCache<Long, byte[]> cache;
+
+        /** @param keys the workload */
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            cache = filledOhc(keys.w, Eviction.LRU);
+        }
+
+        /** Frees OHC's memory. */
+        @TearDown(Level.Trial)
+        public void tearDown() throws java.io.IOException {
+            cache.close();
+        }
+    }
+
+    /** OHC with W-TinyLFU eviction. */
+    @State(Scope.Benchmark)
+    public static class OhcTinyLfu {
+        OHCache<Long, byte[]> cache;
+
+        /** @param keys the workload */
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            cache = filledOhc(keys.w, Eviction.W_TINY_LFU);
+        }
+
+        /** Frees OHC's memory. */
+        @TearDown(Level.Trial)
+        public void tearDown() throws java.io.IOException {
+            cache.close();
+        }
+    }
+
+    /**
+     * A thread's position in its own pseudo-random key sequence (xorshift, seeded per thread), so that
+     * threads do not walk the keys in step and choosing a key costs a few instructions.
+     */
+    @State(Scope.Thread)
+    public static class Cursor {
+        private static final java.util.concurrent.atomic.AtomicLong SEEDS = new java.util.concurrent.atomic.AtomicLong(1);
+        private long x;
+        private int step;
+
+        /** Seeds this thread's sequence. */
+        @Setup(Level.Trial)
+        public void setUp() {
+            x = SEEDS.getAndIncrement() * 0x9E3779B97F4A7C15L | 1;
+        }
+
+        /**
+         * @param bound the number of keys
+         * @return the next key index, uniform in {@code [0, bound)}
+         */
+        int next(int bound) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            return (int) (((x >>> 32) * bound) >>> 32);
+        }
+
+        /** @return true on one call in ten, in a fixed pattern: the put share of the 90/10 mix */
+        boolean putTurn() {
+            if (++step == 10) {
+                step = 0;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    static OHCache<Long, byte[]> filledOhc(Workload w, Eviction eviction) {
+        int maxEntry = w.valueBytes + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64;
+        OHCache<Long, byte[]> cache = Caches.ohc(Caches.roomForAll(w), eviction, maxEntry);
+        for (int i = 0; i < w.keyCount; i++) {
+            cache.put(w.keys[i], w.initialValue(i));
+        }
+        requireAll("OHC " + eviction, cache.size(), w);
+        return cache;
+    }
+
+    static void requireAll(String variant, long size, Workload w) {
+        if (size != w.keyCount) {
+            throw new IllegalStateException(variant + " kept " + size + " of the " + w.keyCount
+                    + " entries of " + w + ": its capacity must hold them all, the benchmark measures hits");
+        }
+    }
+}

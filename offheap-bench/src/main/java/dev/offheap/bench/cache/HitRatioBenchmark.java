@@ -1,0 +1,251 @@
+package dev.offheap.bench.cache;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import dev.offheap.bench.Baseline;
+import dev.offheap.cache.EvictionPolicy;
+import dev.offheap.cache.OffHeapCache;
+import java.util.concurrent.TimeUnit;
+import org.caffinitas.ohc.Eviction;
+import org.caffinitas.ohc.OHCache;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+/**
+ * Hit ratio at equal byte capacity: every cache gets the same number of bytes, a sixth of the
+ * {@code keyspace} keys' value bytes (100-byte values, 8-byte keys), each as its own builder counts them
+ * (offheap: everything it uses; Caffeine: the value bytes; OHC: keys, values and headers, not its
+ * tables). Each operation replays a whole {@link KeyStream} into a fresh, empty cache: a get, and on a
+ * miss a put. Statistics are counted by the benchmark, the same way for every cache.
+ *
+ * <p>The result is the secondary metric {@code hitRatioPercent} (hits per 100 gets over the whole
+ * stream, the same in every iteration since the stream is seeded); the primary score is the replay's
+ * time, single shot, in milliseconds (lower is better; ratio to Caffeine's).
+ *
+ * <p>Caffeine runs its maintenance on the calling thread, so its evictions are deterministic too.
+ *
+ * <p>Goal checked: offheap W-TinyLFU within 1 percentage point of Caffeine on both streams.
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Threads(1)
+@Warmup(iterations = 1)
+@Measurement(iterations = 2)
+@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
+public class HitRatioBenchmark {
+    static final int VALUE_BYTES = 100;
+
+    /** The stream and its keys, made once per fork. */
+    @State(Scope.Benchmark)
+    public static class Replay {
+        /** The key stream: {@code zipf} or {@code scan} (see {@link KeyStream}). */
+        @Param({"zipf", "scan"})
+        public String stream;
+
+        /** The stream's length; the Zipf keyspace is half of it. */
+        @Param({"2000000"})
+        public int accesses;
+
+        int[] indexes;
+        Long[] keys;
+        byte[] value;
+        long capacityBytes;
+
+        /** Makes the stream and its keys. */
+        @Setup(Level.Trial)
+        public void setUp() {
+            String kind = stream;
+            int keyspace = Math.max(1, accesses / 2);
+            indexes = KeyStream.of(kind, accesses, keyspace);
+            keys = new Long[KeyStream.keysNeeded(kind, accesses, keyspace)];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = (long) i * 0x9E3779B97F4A7C15L;
+            }
+            value = new byte[VALUE_BYTES];
+            // a sixth of the keyspace's value bytes, and at least 1 MiB so that the smallest runs have room
+            capacityBytes = Math.max(1L << 20, (long) keyspace * VALUE_BYTES / 6);
+        }
+    }
+
+    /** Hits and gets of one replay. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Counters {
+        public double hitRatioPercent;
+
+        void report(long hits, long gets, BenchmarkParams params) {
+            double share = 1.0 / (params.getForks() * params.getMeasurement().getCount());
+            hitRatioPercent = 100.0 * hits / Math.max(1, gets) * share;
+        }
+    }
+
+    /** A fresh Caffeine per replay. */
+    @State(Scope.Thread)
+    public static class FreshCaffeine {
+        Cache<Long, byte[]> cache;
+
+        /** @param replay the capacity */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = Caches.caffeine(replay.capacityBytes, Runnable::run);
+        }
+    }
+
+    /** A fresh offheap cache with W-TinyLFU per replay. */
+    @State(Scope.Thread)
+    public static class FreshTinyLfu {
+        OffHeapCache<Long, byte[]> cache;
+
+        /** @param replay the capacity */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = Caches.offheap(replay.capacityBytes, EvictionPolicy.W_TINY_LFU);
+        }
+
+        /** Frees it. */
+        @TearDown(Level.Iteration)
+        public void tearDown() {
+            cache.close();
+        }
+    }
+
+    /** A fresh offheap cache with LRU per replay. */
+    @State(Scope.Thread)
+    public static class FreshLru {
+        OffHeapCache<Long, byte[]> cache;
+
+        /** @param replay the capacity */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = Caches.offheap(replay.capacityBytes, EvictionPolicy.LRU);
+        }
+
+        /** Frees it. */
+        @TearDown(Level.Iteration)
+        public void tearDown() {
+            cache.close();
+        }
+    }
+
+    /** A fresh OHC with LRU per replay. */
+    @State(Scope.Thread)
+    public static class FreshOhcLru {
+        OHCache<Long, byte[]> cache;
+
+        /** @param replay the capacity */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = Caches.ohc(replay.capacityBytes, Eviction.LRU, VALUE_BYTES + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64);
+        }
+
+        /** Frees it. */
+        @TearDown(Level.Iteration)
+        public void tearDown() throws java.io.IOException {
+            cache.close();
+        }
+    }
+
+    /** A fresh OHC with W-TinyLFU per replay. */
+    @State(Scope.Thread)
+    public static class FreshOhcTinyLfu {
+        OHCache<Long, byte[]> cache;
+
+        /** @param replay the capacity */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = Caches.ohc(replay.capacityBytes, Eviction.W_TINY_LFU, VALUE_BYTES + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64);
+        }
+
+        /** Frees it. */
+        @TearDown(Level.Iteration)
+        public void tearDown() throws java.io.IOException {
+            cache.close();
+        }
+    }
+
+    @Benchmark
+    @Baseline
+    public long caffeine(Replay replay, FreshCaffeine fresh, Counters counters, BenchmarkParams params) {
+        Cache<Long, byte[]> cache = fresh.cache;
+        long hits = 0;
+        for (int index : replay.indexes) {
+            Long key = replay.keys[index];
+            if (cache.getIfPresent(key) != null) {
+                hits++;
+            } else {
+                cache.put(key, replay.value);
+            }
+        }
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    @Benchmark
+    public long offheapTinyLfu(Replay replay, FreshTinyLfu fresh, Counters counters, BenchmarkParams params) {
+        long hits = replayOffHeap(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    @Benchmark
+    public long offheapLru(Replay replay, FreshLru fresh, Counters counters, BenchmarkParams params) {
+        long hits = replayOffHeap(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    @Benchmark
+    @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
+    public long ohcLru(Replay replay, FreshOhcLru fresh, Counters counters, BenchmarkParams params) {
+        long hits = replayOhc(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    @Benchmark
+    @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
+    public long ohcTinyLfu(Replay replay, FreshOhcTinyLfu fresh, Counters counters, BenchmarkParams params) {
+        long hits = replayOhc(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    private static long replayOffHeap(Replay replay, OffHeapCache<Long, byte[]> cache) {
+        long hits = 0;
+        for (int index : replay.indexes) {
+            Long key = replay.keys[index];
+            if (cache.read(key, CacheGetBenchmark.PEEK) != null) {
+                hits++;
+            } else {
+                cache.put(key, replay.value);
+            }
+        }
+        return hits;
+    }
+
+    private static long replayOhc(Replay replay, OHCache<Long, byte[]> cache) {
+        long hits = 0;
+        for (int index : replay.indexes) {
+            Long key = replay.keys[index];
+            if (cache.get(key) != null) {
+                hits++;
+            } else {
+                cache.put(key, replay.value);
+            }
+        }
+        return hits;
+    }
+}

@@ -1,0 +1,325 @@
+package dev.offheap.cli.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.Function;
+
+/**
+ * The goal section of the cache suite's report: each goal of the off-heap cache, the numbers of this
+ * run it is judged on, the target, and pass or fail. Every number comes from the JMH results alone, so
+ * a report re-generated from committed JSON judges the same way.
+ *
+ * <p>The 100-byte and 100 KB cases are the workloads with the smallest and the largest values in the
+ * results (quick and smoke runs use fewer keys than the committed run, with the same value sizes).
+ */
+public final class CacheGoals implements Function<List<JmhResult>, String> {
+    private static final String PACKAGE = "dev.offheap.bench.cache.";
+    /** A copying get or put counts as bandwidth-bound at this share of a bare copy's bytes per second. */
+    static final double BANDWIDTH_SHARE = 0.8;
+
+    @Override
+    public String apply(List<JmhResult> results) {
+        Goals g = new Goals(results);
+        StringBuilder md = new StringBuilder();
+        md.append("## Goals\n\n");
+        md.append("Judged on this run only; quick and smoke runs measure too briefly, on fewer keys, to ")
+                .append("settle a goal. OHC's throughput is the better of its LRU and W-TinyLFU variants. ")
+                .append("Bandwidth-bound means at least ").append(pct(BANDWIDTH_SHARE))
+                .append(" of the bare copy's bytes per second.\n\n");
+        md.append("| goal | case | measured | target | result |\n|---|---|---|---|---|\n");
+        g.throughputAgainstOhc();
+        g.againstCaffeine();
+        g.zeroCopyReads();
+        g.bandwidth();
+        g.gcTime();
+        g.footprint();
+        g.hitRatio();
+        for (Row row : g.rows) {
+            md.append("| ").append(row.goal).append(" | ").append(row.caseLabel).append(" | ").append(row.measured)
+                    .append(" | ").append(row.target).append(" | ").append(row.verdict()).append(" |\n");
+        }
+        long failed = g.rows.stream().filter(r -> Boolean.FALSE.equals(r.pass)).count();
+        long missing = g.rows.stream().filter(r -> r.pass == null).count();
+        md.append('\n').append(g.rows.size() - failed - missing).append(" of ").append(g.rows.size())
+                .append(" goals met");
+        if (failed > 0) {
+            md.append(", ").append(failed).append(" missed");
+        }
+        if (missing > 0) {
+            md.append(", ").append(missing).append(" not measured in this run");
+        }
+        md.append(".\n");
+        return md.toString();
+    }
+
+    private record Row(String goal, String caseLabel, String measured, String target, Boolean pass) {
+        String verdict() {
+            return pass == null ? "not measured" : pass ? "pass" : "**fail**";
+        }
+    }
+
+    private static final class Goals {
+        final List<JmhResult> results;
+        final List<Row> rows = new ArrayList<>();
+        final Optional<String> small;
+        final Optional<String> large;
+
+        Goals(List<JmhResult> results) {
+            this.results = results;
+            List<String> workloads = results.stream().map(r -> r.params().get("workload")).filter(Objects::nonNull)
+                    .distinct().sorted(Comparator.comparingLong(Goals::valueBytes)).toList();
+            small = workloads.isEmpty() ? Optional.empty() : Optional.of(workloads.getFirst());
+            large = workloads.size() < 2 ? Optional.empty() : Optional.of(workloads.getLast());
+        }
+
+        static long valueBytes(String workload) {
+            int x = workload.indexOf('x');
+            try {
+                return x < 0 ? 0 : Long.parseLong(workload.substring(x + 1));
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
+
+        static String sizeLabel(String workload) {
+            long bytes = valueBytes(workload);
+            String keys = workload.substring(0, Math.max(0, workload.indexOf('x')));
+            return (bytes >= 1000 && bytes % 1000 == 0 ? bytes / 1000 + " KB" : bytes + " B") + " values, "
+                    + keys + " keys";
+        }
+
+        Optional<JmhResult> find(String simpleClass, String method, String param, String value) {
+            return results.stream()
+                    .filter(r -> r.className().equals(PACKAGE + simpleClass) && r.method().equals(method))
+                    .filter(r -> param == null || value.equals(r.params().get(param)))
+                    .findFirst();
+        }
+
+        OptionalDouble score(String simpleClass, String method, String workload) {
+            return find(simpleClass, method, "workload", workload).map(r -> OptionalDouble.of(r.score()))
+                    .orElse(OptionalDouble.empty());
+        }
+
+        OptionalDouble bestOhc(String simpleClass, String workload) {
+            OptionalDouble lru = score(simpleClass, "ohcLru", workload);
+            OptionalDouble lfu = score(simpleClass, "ohcTinyLfu", workload);
+            if (lru.isEmpty()) {
+                return lfu;
+            }
+            return lfu.isEmpty() ? lru : OptionalDouble.of(Math.max(lru.getAsDouble(), lfu.getAsDouble()));
+        }
+
+        void ratioRow(String goal, String caseLabel, OptionalDouble ours, OptionalDouble theirs, String theirName,
+                double atLeast, String unit) {
+            if (ours.isEmpty() || theirs.isEmpty() || theirs.getAsDouble() <= 0) {
+                rows.add(new Row(goal, caseLabel, "", "≥ " + BenchReport.ratio(atLeast) + "x " + theirName, null));
+                return;
+            }
+            double ratio = ours.getAsDouble() / theirs.getAsDouble();
+            rows.add(new Row(goal, caseLabel,
+                    BenchReport.ratio(ratio) + "x (" + BenchReport.number(ours.getAsDouble()) + " vs "
+                            + BenchReport.number(theirs.getAsDouble()) + " " + unit + ")",
+                    "≥ " + BenchReport.ratio(atLeast) + "x " + theirName, ratio >= atLeast));
+        }
+
+        void throughputAgainstOhc() {
+            String[][] cases = {
+                {"CacheGetBenchmark", "get", "1", "offheapGet", "offheapRead"},
+                {"CacheGetTwoThreadsBenchmark", "get", "2", "offheapGet", "offheapRead"},
+                {"CachePutBenchmark", "put", "1", "offheapPut"},
+                {"CachePutTwoThreadsBenchmark", "put", "2", "offheapPut"},
+                {"CacheMixBenchmark", "90/10 mix", "1", "offheapGet", "offheapRead"},
+                {"CacheMixTwoThreadsBenchmark", "90/10 mix", "2", "offheapGet", "offheapRead"},
+            };
+            for (Optional<String> workload : List.of(small, large)) {
+                if (workload.isEmpty()) {
+                    continue;
+                }
+                for (String[] c : cases) {
+                    for (int v = 3; v < c.length; v++) {
+                        String label = c[1] + " (`" + c[v] + "`), " + sizeLabel(workload.get()) + ", " + c[2]
+                                + (c[2].equals("1") ? " thread" : " threads");
+                        ratioRow("throughput ≥ 2x OHC", label, score(c[0], c[v], workload.get()),
+                                bestOhc(c[0], workload.get()), "OHC", 2, "ops/s");
+                    }
+                }
+            }
+        }
+
+        void againstCaffeine() {
+            if (small.isEmpty()) {
+                return;
+            }
+            String w = small.get();
+            ratioRow("100-byte gets ≥ 0.5x Caffeine", "`offheapGet`, " + sizeLabel(w) + ", 1 thread",
+                    score("CacheGetBenchmark", "offheapGet", w), score("CacheGetBenchmark", "caffeine", w),
+                    "Caffeine", 0.5, "ops/s");
+            ratioRow("100-byte gets ≥ 0.5x Caffeine", "`offheapGet`, " + sizeLabel(w) + ", 2 threads",
+                    score("CacheGetTwoThreadsBenchmark", "offheapGet", w),
+                    score("CacheGetTwoThreadsBenchmark", "caffeine", w), "Caffeine", 0.5, "ops/s");
+            ratioRow("100-byte puts ≥ 1x Caffeine", "`offheapPut`, " + sizeLabel(w) + ", 1 thread",
+                    score("CachePutBenchmark", "offheapPut", w), score("CachePutBenchmark", "caffeine", w),
+                    "Caffeine", 1, "ops/s");
+            ratioRow("100-byte puts ≥ 1x Caffeine", "`offheapPut`, " + sizeLabel(w) + ", 2 threads",
+                    score("CachePutTwoThreadsBenchmark", "offheapPut", w),
+                    score("CachePutTwoThreadsBenchmark", "caffeine", w), "Caffeine", 1, "ops/s");
+        }
+
+        void zeroCopyReads() {
+            if (large.isEmpty()) {
+                return;
+            }
+            String w = large.get();
+            ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 1 thread",
+                    score("CacheGetBenchmark", "offheapRead", w), bestOhc("CacheGetBenchmark", w), "OHC", 10, "ops/s");
+            ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 2 threads",
+                    score("CacheGetTwoThreadsBenchmark", "offheapRead", w),
+                    bestOhc("CacheGetTwoThreadsBenchmark", w), "OHC", 10, "ops/s");
+        }
+
+        void bandwidth() {
+            if (large.isEmpty()) {
+                return;
+            }
+            String w = large.get();
+            double bytes = valueBytes(w);
+            String cls = "CacheBandwidthBenchmark";
+            bandwidthRow("copying gets bandwidth-bound", "`offheapGet` vs `segmentToArray` (a new array too), "
+                    + sizeLabel(w), score(cls, "offheapGet", w), score(cls, "segmentToArray", w), bytes);
+            bandwidthRow("copying gets bandwidth-bound", "`offheapReadCopy` vs `segmentCopyOut` (a reused array), "
+                    + sizeLabel(w), score(cls, "offheapReadCopy", w), score(cls, "segmentCopyOut", w), bytes);
+            bandwidthRow("puts bandwidth-bound", "`offheapPut` vs `segmentCopyIn`, " + sizeLabel(w),
+                    score(cls, "offheapPut", w), score(cls, "segmentCopyIn", w), bytes);
+        }
+
+        void bandwidthRow(String goal, String caseLabel, OptionalDouble ours, OptionalDouble copy, double bytes) {
+            String target = "≥ " + pct(BANDWIDTH_SHARE) + " of the copy's bytes/s";
+            if (ours.isEmpty() || copy.isEmpty() || copy.getAsDouble() <= 0) {
+                rows.add(new Row(goal, caseLabel, "", target, null));
+                return;
+            }
+            double share = ours.getAsDouble() / copy.getAsDouble();
+            rows.add(new Row(goal, caseLabel, gbps(ours.getAsDouble() * bytes) + " vs " + gbps(copy.getAsDouble() * bytes)
+                    + " (" + pct(share) + ")", target, share >= BANDWIDTH_SHARE));
+        }
+
+        void gcTime() {
+            if (large.isEmpty()) {
+                return;
+            }
+            String w = large.get();
+            for (String cls : List.of("CacheMixBenchmark", "CacheMixTwoThreadsBenchmark")) {
+                String threads = cls.contains("TwoThreads") ? "2 threads" : "1 thread";
+                Optional<JmhResult> caffeine = find(cls, "caffeine", "workload", w);
+                for (String ours : List.of("offheapGet", "offheapRead")) {
+                    Optional<JmhResult> mine = find(cls, ours, "workload", w);
+                    String label = "90/10 mix, `" + ours + "`, " + sizeLabel(w) + ", " + threads;
+                    String target = "≥ 5x lower than Caffeine";
+                    if (caffeine.isEmpty() || mine.isEmpty() || gc(caffeine.get(), "gc.time").isEmpty()
+                            || gc(mine.get(), "gc.time").isEmpty()) {
+                        rows.add(new Row("GC time ≥ 5x lower than Caffeine", label, "", target, null));
+                        continue;
+                    }
+                    double theirs = gc(caffeine.get(), "gc.time").getAsDouble();
+                    double mineMs = gc(mine.get(), "gc.time").getAsDouble();
+                    String measured = BenchReport.number(mineMs) + " ms in " + gcCount(mine.get()) + " vs Caffeine's "
+                            + BenchReport.number(theirs) + " ms in " + gcCount(caffeine.get());
+                    Boolean pass;
+                    if (theirs <= 0) {
+                        pass = null; // no collection on either side: the run was too short to tell
+                        measured += " (no GC time to compare)";
+                    } else {
+                        pass = mineMs * 5 <= theirs;
+                        measured += mineMs > 0 ? " (" + BenchReport.ratio(theirs / mineMs) + "x lower)" : "";
+                    }
+                    rows.add(new Row("GC time ≥ 5x lower than Caffeine", label, measured, target, pass));
+                }
+            }
+        }
+
+        static OptionalDouble gc(JmhResult r, String metric) {
+            JmhResult.Metric m = r.secondary().get(metric);
+            return m == null || Double.isNaN(m.score()) ? OptionalDouble.empty() : OptionalDouble.of(m.score());
+        }
+
+        static String gcCount(JmhResult r) {
+            OptionalDouble count = gc(r, "gc.count");
+            long n = count.isPresent() ? Math.round(count.getAsDouble()) : 0;
+            return n + (n == 1 ? " collection" : " collections");
+        }
+
+        void footprint() {
+            String cls = "CacheFootprintBenchmark";
+            Optional<JmhResult> ours = results.stream()
+                    .filter(r -> r.className().equals(PACKAGE + cls) && r.method().equals("offheap")).findFirst();
+            Optional<JmhResult> ohc = results.stream()
+                    .filter(r -> r.className().equals(PACKAGE + cls) && r.method().equals("ohcLru")).findFirst();
+            String[][] measures = {
+                {"accountedOverheadBytesPerEntry", "own accounting (`weightedSize`; OHC: `memUsed`)"},
+                {"capacityOverheadBytesPerEntry", "capacity / entries kept (tables and sketch included; OHC's capacity leaves its tables out)"},
+                {"nmtOverheadBytesPerEntry", "Native Memory Tracking, growth of its \"Other\" category (Unsafe and FFM allocations)"},
+                {"rssOverheadBytesPerEntry", "resident set growth (malloc's own overhead included)"},
+            };
+            for (String[] m : measures) {
+                String label = "100 B values, 8 B keys, " + m[1];
+                OptionalDouble mine = ours.map(r -> gc(r, m[0])).orElse(OptionalDouble.empty());
+                if (mine.isEmpty()) {
+                    rows.add(new Row("overhead per entry ≤ 32 B", label, "", "≤ 32 B", null));
+                    continue;
+                }
+                String theirs = ohc.map(r -> gc(r, m[0])).filter(OptionalDouble::isPresent)
+                        .map(d -> "; OHC " + BenchReport.number(d.getAsDouble()) + " B").orElse("");
+                rows.add(new Row("overhead per entry ≤ 32 B", label,
+                        BenchReport.number(mine.getAsDouble()) + " B" + theirs, "≤ 32 B", mine.getAsDouble() <= 32));
+            }
+        }
+
+        void hitRatio() {
+            String cls = "HitRatioBenchmark";
+            for (String stream : List.of("zipf", "scan")) {
+                Optional<JmhResult> caffeine = find(cls, "caffeine", "stream", stream);
+                Optional<JmhResult> ours = find(cls, "offheapTinyLfu", "stream", stream);
+                String label = stream + " stream, W-TinyLFU";
+                if (caffeine.isEmpty() || ours.isEmpty() || gc(caffeine.get(), "hitRatioPercent").isEmpty()
+                        || gc(ours.get(), "hitRatioPercent").isEmpty()) {
+                    rows.add(new Row("hit ratio within 1 pp of Caffeine", label, "", "≥ Caffeine − 1 pp", null));
+                    continue;
+                }
+                double theirs = gc(caffeine.get(), "hitRatioPercent").getAsDouble();
+                double mine = gc(ours.get(), "hitRatioPercent").getAsDouble();
+                StringBuilder others = new StringBuilder();
+                for (String[] other : new String[][] {{"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"},
+                        {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
+                    find(cls, other[0], "stream", stream).map(r -> gc(r, "hitRatioPercent"))
+                            .filter(OptionalDouble::isPresent)
+                            .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
+                                    .append(percent(d.getAsDouble())));
+                }
+                rows.add(new Row("hit ratio within 1 pp of Caffeine", label,
+                        percent(mine) + " vs " + percent(theirs) + " (" + signed(mine - theirs) + " pp)" + others,
+                        "≥ Caffeine − 1 pp", mine >= theirs - 1));
+            }
+        }
+    }
+
+    private static String percent(double p) {
+        return String.format(Locale.ROOT, "%.2f%%", p);
+    }
+
+    private static String signed(double pp) {
+        return String.format(Locale.ROOT, "%+.2f", pp);
+    }
+
+    private static String pct(double share) {
+        return String.format(Locale.ROOT, "%.0f%%", share * 100);
+    }
+
+    private static String gbps(double bytesPerSecond) {
+        return String.format(Locale.ROOT, "%.2f GB/s", bytesPerSecond / 1e9);
+    }
+}
