@@ -95,7 +95,7 @@ class BenchPlanTest {
     @Test
     void standardSuitesMapToTheBenchPackages() {
         Suites suites = Suites.standard();
-        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager");
+        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager", "alloc");
         assertThat(suites.find("segments").orElseThrow().packageName()).isEqualTo("dev.offheap.bench.segments");
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segments.X.y")).isTrue();
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segmentsX.y")).isFalse();
