@@ -28,8 +28,12 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *
  * <p>Each invocation is one run of the workload on a fresh allocator ({@link Mode#SingleShotTime},
  * one invocation per iteration); the primary score, its time, includes filling every block and is
- * secondary here. The results are secondary metrics ({@link Footprint}), each the mean over the
- * measured runs:
+ * secondary here. The footprint is that of the <em>first</em> run in each fork, reported in every
+ * iteration: glibc and mimalloc keep freed memory for reuse (glibc's arenas did not shrink at all
+ * after a run in a test on this machine), so a later run in the same process starts with memory
+ * held from the earlier one and would read its growth as about zero. Only the first run in a fresh
+ * JVM compares allocators fairly; more forks give more samples. The results are secondary metrics
+ * ({@link Footprint}), each the mean over the forks:
  * <ul>
  * <li>{@code liveBytes}: bytes still allocated after the frees, as requested.
  * <li>{@code footprintRatio}: bytes held from the system / {@code liveBytes}, after the frees.
@@ -76,8 +80,8 @@ public class FragmentationBenchmark {
 
     /**
      * The results, as JMH secondary metrics. JMH sums {@code EVENTS} counters over all measured
-     * iterations of all forks, so each run's values are recorded divided by that count: the reported
-     * score is the mean of the runs. Warm-up runs are not reported.
+     * iterations of all forks, so each iteration records the fork's first run divided by that count:
+     * the reported score is the mean of the forks' first runs.
      */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
@@ -89,6 +93,7 @@ public class FragmentationBenchmark {
         public double trimmedRssRatio;
 
         private double measurements = 1;
+        private FragmentationWorkload.Outcome first;
 
         /**
          * @param params the run's settings
@@ -114,7 +119,11 @@ public class FragmentationBenchmark {
             trimmedRssRatio = 0;
         }
 
-        void record(FragmentationWorkload.Outcome outcome) {
+        void record(FragmentationWorkload.Outcome run) {
+            if (first == null) {
+                first = run;
+            }
+            FragmentationWorkload.Outcome outcome = first;
             double live = outcome.liveBytes();
             liveBytes = live / measurements;
             footprintRatio = outcome.footprintBytes() / live / measurements;
