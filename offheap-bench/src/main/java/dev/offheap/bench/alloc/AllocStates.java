@@ -1,5 +1,9 @@
 package dev.offheap.bench.alloc;
 
+import dev.offheap.memory.alloc.DebugMode;
+import dev.offheap.memory.alloc.NativeAllocator;
+import dev.offheap.memory.alloc.PooledAllocator;
+import dev.offheap.memory.alloc.StackAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
@@ -117,6 +121,109 @@ public final class AllocStates {
         @TearDown(Level.Trial)
         public void close() {
             arena.close();
+        }
+    }
+
+    /**
+     * The library's {@link PooledAllocator} with its defaults and debug mode {@link DebugMode#OFF},
+     * shared by all threads; the debug mode is set explicitly so that the
+     * {@code offheap.alloc.debug} property cannot change what a variant measures.
+     */
+    @State(Scope.Benchmark)
+    public static class Pooled {
+        PooledAllocator allocator;
+
+        DebugMode mode() {
+            return DebugMode.OFF;
+        }
+
+        /** Builds the allocator. */
+        @Setup(Level.Trial)
+        public void build() {
+            allocator = PooledAllocator.builder().debug(mode()).build();
+        }
+
+        /** Frees everything it holds. */
+        @TearDown(Level.Trial)
+        public void close() {
+            allocator.close();
+        }
+    }
+
+    /** {@link Pooled} in {@link DebugMode#SAMPLED}, tracking its default 1 allocation in 128. */
+    @State(Scope.Benchmark)
+    public static class PooledSampled extends Pooled {
+        @Override
+        DebugMode mode() {
+            return DebugMode.SAMPLED;
+        }
+    }
+
+    /** {@link Pooled} in {@link DebugMode#FULL}: every allocation tracked, with its own scope. */
+    @State(Scope.Benchmark)
+    public static class PooledFull extends Pooled {
+        @Override
+        DebugMode mode() {
+            return DebugMode.FULL;
+        }
+    }
+
+    /**
+     * The library's {@link StackAllocator} with 1 MiB per thread (so that no size of the suite makes
+     * it grow) in debug mode {@link DebugMode#OFF}; each thread pushes frames on its own stack.
+     */
+    @State(Scope.Benchmark)
+    public static class Stack {
+        /** Bytes of each thread's stack. */
+        static final long STACK_BYTES = 1L << 20;
+
+        StackAllocator allocator;
+
+        /** Builds the allocator; each thread's stack is made on its first push. */
+        @Setup(Level.Trial)
+        public void build() {
+            allocator = StackAllocator.builder().stackSize(STACK_BYTES).debug(DebugMode.OFF).build();
+        }
+
+        /** Frees every thread's stack. */
+        @TearDown(Level.Trial)
+        public void close() {
+            allocator.close();
+        }
+    }
+
+    /** The library's {@link NativeAllocator} over malloc, debug mode {@link DebugMode#OFF}. */
+    @State(Scope.Benchmark)
+    public static class NativeMalloc {
+        NativeAllocator allocator;
+
+        NativeAllocator.Kind kind() {
+            return NativeAllocator.Kind.MALLOC;
+        }
+
+        /**
+         * Builds the allocator.
+         *
+         * @throws IllegalStateException for mimalloc where it is not installed
+         */
+        @Setup(Level.Trial)
+        public void build() {
+            allocator = NativeAllocator.builder().kind(kind()).debug(DebugMode.OFF).build();
+        }
+
+        /** Frees what is left. */
+        @TearDown(Level.Trial)
+        public void close() {
+            allocator.close();
+        }
+    }
+
+    /** The library's {@link NativeAllocator} over mimalloc, debug mode {@link DebugMode#OFF}. */
+    @State(Scope.Benchmark)
+    public static class NativeMimalloc extends NativeMalloc {
+        @Override
+        NativeAllocator.Kind kind() {
+            return NativeAllocator.Kind.MIMALLOC;
         }
     }
 }

@@ -2,6 +2,8 @@ package dev.offheap.bench.alloc;
 
 import dev.offheap.bench.Baseline;
 import dev.offheap.bench.Requires;
+import dev.offheap.memory.alloc.DebugMode;
+import dev.offheap.memory.alloc.PooledAllocator;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -52,6 +54,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *     arena with {@code madvise}, which {@code mallinfo2} does not see but the resident set does.
  * <li>{@code mimalloc}: {@code current_commit} of {@code mi_process_info}, its growth since before
  *     the run (only the workload uses mimalloc in the fork); trim is {@code mi_collect(true)}.
+ * <li>{@code pooled}: a fresh {@code PooledAllocator} (debug OFF) per run,
+ *     {@code allocateUninitialized} and {@code free}; its own {@code footprintBytes()} over its
+ *     {@code allocatedBytes()}, before and after {@code trim()}.
  * </ul>
  */
 @State(Scope.Thread)
@@ -214,6 +219,48 @@ public class FragmentationBenchmark {
         @Override
         public void trim() {
             Mimalloc.collect();
+        }
+    }
+
+    @Benchmark
+    public long pooled(Footprint footprint) {
+        try (PooledHeap heap = new PooledHeap()) {
+            footprint.record(workload.run(heap));
+        }
+        return workload.allocations();
+    }
+
+    private static final class PooledHeap implements FragmentationWorkload.Heap {
+        private final PooledAllocator allocator = PooledAllocator.builder().debug(DebugMode.OFF).build();
+
+        @Override
+        public MemorySegment allocate(long bytes) {
+            return allocator.allocateUninitialized(bytes);
+        }
+
+        @Override
+        public void free(MemorySegment segment) {
+            allocator.free(segment);
+        }
+
+        @Override
+        public long footprintBytes() {
+            return allocator.footprintBytes();
+        }
+
+        @Override
+        public long allocatedBytes() {
+            return allocator.allocatedBytes();
+        }
+
+        @Override
+        public void trim() {
+            allocator.trim();
+        }
+
+        @Override
+        public void close() {
+            allocator.close();
         }
     }
 }

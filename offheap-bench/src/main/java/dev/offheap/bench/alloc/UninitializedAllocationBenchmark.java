@@ -2,6 +2,8 @@ package dev.offheap.bench.alloc;
 
 import dev.offheap.bench.Baseline;
 import dev.offheap.bench.Requires;
+import dev.offheap.memory.alloc.Allocator;
+import dev.offheap.memory.alloc.StackAllocator;
 import io.netty.buffer.ByteBuf;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *     (raw-address buffers), Netty's fastest configuration.
  * <li>{@code bump}: a slice of a per-thread 1 MiB segment by bumping an offset, nothing freed,
  *     back to the start when full ({@link BumpRegion}): the upper bound of any allocator.
+ * <li>{@code pooled}, {@code pooledSampled}, {@code pooledFull}: the library's
+ *     {@code PooledAllocator} in debug mode OFF, SAMPLED (1 in 128 tracked) and FULL, one allocator
+ *     shared by the threads; {@code allocateUninitialized(bytes)}, {@code free(segment)}.
+ * <li>{@code stack}: the library's {@code StackAllocator} (1 MiB per thread, OFF):
+ *     {@code pushFrame()}, {@code allocateUninitialized(bytes)}, touch, close the frame.
+ * <li>{@code nativeMalloc}, {@code nativeMimalloc}: the library's {@code NativeAllocator} over
+ *     malloc and mimalloc (OFF): {@code allocateUninitialized(bytes)}, {@code free(segment)}.
  * </ul>
  * Goals checked in the report: the pooled allocator at least 1.5x faster than the faster of malloc
  * and mimalloc at every size and at least 5x faster than Netty; the stack allocator within 1.5x of
@@ -109,5 +118,45 @@ public class UninitializedAllocationBenchmark {
     @Benchmark
     public long bump(AllocStates.Bump bump) {
         return Touch.firstAndLast(bump.region.allocate(bytes));
+    }
+
+    @Benchmark
+    public long pooled(AllocStates.Pooled pooled) {
+        return uninitialized(pooled.allocator);
+    }
+
+    @Benchmark
+    public long pooledSampled(AllocStates.PooledSampled pooled) {
+        return uninitialized(pooled.allocator);
+    }
+
+    @Benchmark
+    public long pooledFull(AllocStates.PooledFull pooled) {
+        return uninitialized(pooled.allocator);
+    }
+
+    @Benchmark
+    public long stack(AllocStates.Stack stack) {
+        try (StackAllocator.Frame frame = stack.allocator.pushFrame()) {
+            return Touch.firstAndLast(frame.allocateUninitialized(bytes));
+        }
+    }
+
+    @Benchmark
+    public long nativeMalloc(AllocStates.NativeMalloc allocator) {
+        return uninitialized(allocator.allocator);
+    }
+
+    @Benchmark
+    @Requires(Mimalloc.Installed.class)
+    public long nativeMimalloc(AllocStates.NativeMimalloc allocator) {
+        return uninitialized(allocator.allocator);
+    }
+
+    private long uninitialized(Allocator allocator) {
+        MemorySegment segment = allocator.allocateUninitialized(bytes);
+        long address = Touch.firstAndLast(segment);
+        allocator.free(segment);
+        return address;
     }
 }

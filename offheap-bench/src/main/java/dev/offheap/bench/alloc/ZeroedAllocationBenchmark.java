@@ -2,6 +2,8 @@ package dev.offheap.bench.alloc;
 
 import dev.offheap.bench.Baseline;
 import dev.offheap.bench.Requires;
+import dev.offheap.memory.alloc.Allocator;
+import dev.offheap.memory.alloc.StackAllocator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -39,6 +41,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *     dropped: freed by a Cleaner after the GC finds it unreachable (run with {@code --prof gc} to
  *     see the heap it costs).
  * <li>{@code bumpZeroed}: the bump region's slice, zeroed with {@code fill(0)}: the upper bound.
+ * <li>{@code pooled}: the library's {@code PooledAllocator} (debug OFF), {@code allocate(bytes)},
+ *     {@code free(segment)}.
+ * <li>{@code stack}: the library's {@code StackAllocator} (1 MiB per thread, OFF):
+ *     {@code pushFrame()}, {@code allocate(bytes)}, touch, close the frame.
+ * <li>{@code nativeMalloc}, {@code nativeMimalloc}: the library's {@code NativeAllocator} over
+ *     malloc and mimalloc (OFF), {@code allocate(bytes)}, {@code free(segment)}.
  * </ul>
  * Goal checked in the report: the pooled allocator at least 3x faster than {@code Arena.ofConfined()}.
  */
@@ -105,5 +113,35 @@ public class ZeroedAllocationBenchmark {
     @Benchmark
     public long bumpZeroed(AllocStates.Bump bump) {
         return Touch.firstAndLast(bump.region.allocate(bytes).fill((byte) 0));
+    }
+
+    @Benchmark
+    public long pooled(AllocStates.Pooled pooled) {
+        return zeroed(pooled.allocator);
+    }
+
+    @Benchmark
+    public long stack(AllocStates.Stack stack) {
+        try (StackAllocator.Frame frame = stack.allocator.pushFrame()) {
+            return Touch.firstAndLast(frame.allocate(bytes));
+        }
+    }
+
+    @Benchmark
+    public long nativeMalloc(AllocStates.NativeMalloc allocator) {
+        return zeroed(allocator.allocator);
+    }
+
+    @Benchmark
+    @Requires(Mimalloc.Installed.class)
+    public long nativeMimalloc(AllocStates.NativeMimalloc allocator) {
+        return zeroed(allocator.allocator);
+    }
+
+    private long zeroed(Allocator allocator) {
+        MemorySegment segment = allocator.allocate(bytes);
+        long address = Touch.firstAndLast(segment);
+        allocator.free(segment);
+        return address;
     }
 }
