@@ -69,6 +69,9 @@ final class AllocationTracker {
     }
 
     private static boolean isOwn(String className) {
+        if (className.startsWith("java.lang.foreign.")) {
+            return true; // SegmentAllocator's default methods that lead to the allocator
+        }
         if (!className.startsWith(PACKAGE)) {
             return false;
         }

@@ -189,7 +189,7 @@ public final class NativeAllocator implements Allocator {
     // reinterpret is restricted: the address was just allocated with at least size bytes.
     @SuppressWarnings("restricted")
     private long raw(long size, long alignment, boolean zero) {
-        if (alignment <= 16) {
+        if (alignment <= functions.mallocAlignment) {
             return zero ? functions.calloc(size) : functions.malloc(size);
         }
         if (zero) {
@@ -241,8 +241,8 @@ public final class NativeAllocator implements Allocator {
             if (tracker != null) {
                 throw tracker.badFree(address, segment.byteSize(), "or it was already freed");
             }
-            throw new IllegalArgumentException("free of a segment that is not a live allocation of allocator '" + name
-                    + "': 0x" + Long.toHexString(address) + " (" + segment.byteSize() + " bytes) was never allocated here, "
+            throw new IllegalArgumentException("free of a segment that allocator '" + name
+                    + "' did not allocate, or already freed: 0x" + Long.toHexString(address) + " (" + segment.byteSize() + " bytes) was never allocated here, "
                     + "is a slice of an allocation, or was already freed (DebugMode.FULL tells which, with stack traces)");
         }
         long size = value & SIZE_MASK;
@@ -325,7 +325,12 @@ public final class NativeAllocator implements Allocator {
                 tracker.clear();
             }
             releaseBudget(released[0]);
-            closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), before.problems());
+            List<String> problems = new java.util.ArrayList<>(before.problems());
+            if (before.liveAllocations() > 0) {
+                problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
+                        + " bytes), freed by close");
+            }
+            closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
         }
     }
 

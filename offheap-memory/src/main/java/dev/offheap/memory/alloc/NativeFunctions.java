@@ -47,6 +47,8 @@ final class NativeFunctions {
     final boolean sizeFirst;
     /** mimalloc's {@code mi_zalloc_aligned(size, alignment)}, or null for the C library (calloc has no aligned form). */
     final MethodHandle zallocAligned;
+    /** The alignment plain malloc guarantees for every size: 16 for glibc, 8 for mimalloc (its tiny blocks). */
+    final long mallocAlignment;
 
     private NativeFunctions(String name, SymbolLookup lookup, String malloc, String calloc, String free, String aligned,
                             boolean sizeFirst, String zallocAligned) {
@@ -57,6 +59,7 @@ final class NativeFunctions {
         this.alignedAlloc = bind(lookup, aligned, LONG_OF_LONG_LONG);
         this.sizeFirst = sizeFirst;
         this.zallocAligned = zallocAligned == null ? null : bind(lookup, zallocAligned, LONG_OF_LONG_LONG);
+        this.mallocAlignment = sizeFirst ? 8 : 16;
     }
 
     /** The C library's allocator. */

@@ -250,9 +250,12 @@ public final class PooledAllocator implements Allocator {
             return allocateLarge(byteSize, byteAlignment, zero);
         }
         int c = SizeClasses.of(byteSize, byteAlignment);
+        if (debug == DebugMode.FULL) {
+            return allocateTracked(c, byteSize, zero);
+        }
         if (tc.sampleCountdown <= 0) {
             tc.sampleCountdown = countdownStart();
-            if (debug != DebugMode.OFF) {
+            if (debug == DebugMode.SAMPLED) {
                 return allocateTracked(c, byteSize, zero);
             }
         }
