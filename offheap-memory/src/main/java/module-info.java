@@ -1,7 +1,7 @@
 /**
  * offheap's memory layer: hierarchical {@link dev.offheap.memory.Budget budgets}, the page
- * {@link dev.offheap.memory.MemoryManager}, and {@link dev.offheap.memory.Segments} helpers for
- * algorithms on pages. Everything is a {@link java.lang.foreign.MemorySegment}.
+ * {@link dev.offheap.memory.MemoryManager}, {@link dev.offheap.memory.Segments} helpers for
+ * algorithms on pages, and variable-size {@linkplain dev.offheap.memory.alloc allocators}. Everything is a {@link java.lang.foreign.MemorySegment}.
  */
 module dev.offheap.memory {
     requires java.management;
@@ -9,6 +9,7 @@ module dev.offheap.memory {
     requires jdk.jfr;
 
     exports dev.offheap.memory;
+    exports dev.offheap.memory.alloc;
     // JFR reads the event classes reflectively; nothing else may use the internals.
     exports dev.offheap.memory.internal to jdk.jfr;
 }

@@ -4,8 +4,10 @@ import dev.offheap.cli.bench.BenchCharts;
 import dev.offheap.cli.bench.BenchMode;
 import dev.offheap.cli.bench.BenchPlan;
 import dev.offheap.cli.bench.BenchReport;
+import dev.offheap.cli.bench.Goal;
 import dev.offheap.cli.bench.Baselines;
 import dev.offheap.cli.bench.JmhResult;
+import dev.offheap.cli.bench.Requirements;
 import dev.offheap.cli.bench.RunInfo;
 import dev.offheap.cli.bench.Suite;
 import dev.offheap.cli.bench.Suites;
@@ -19,8 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -44,6 +48,7 @@ public final class BenchCommand implements Command {
 
     private final Suites suites;
     private final Supplier<? extends Collection<BenchmarkListEntry>> available;
+    private final Function<String, Optional<String>> unmet;
 
     /** The command over the standard suites and the benchmarks on the class path. */
     public BenchCommand() {
@@ -51,12 +56,25 @@ public final class BenchCommand implements Command {
     }
 
     /**
+     * The command over some suites, leaving out benchmarks whose {@code @Requires} is unmet.
+     *
      * @param suites the suites it knows
      * @param available the benchmarks it can run
      */
     public BenchCommand(Suites suites, Supplier<? extends Collection<BenchmarkListEntry>> available) {
+        this(suites, available, Requirements.fromClassPath());
+    }
+
+    /**
+     * @param suites the suites it knows
+     * @param available the benchmarks it can run
+     * @param unmet why a benchmark cannot run on this machine, by name; empty when it can
+     */
+    public BenchCommand(Suites suites, Supplier<? extends Collection<BenchmarkListEntry>> available,
+            Function<String, Optional<String>> unmet) {
         this.suites = suites;
         this.available = available;
+        this.unmet = unmet;
     }
 
     /**
@@ -111,7 +129,8 @@ public final class BenchCommand implements Command {
                 Runs the JMH benchmarks of a suite, each class with its baseline in the same run, and
                 writes to the output directory:
                   <suite>.json            JMH's JSON results
-                  <suite>.md              a table per class: score ± error and the ratio to its @Baseline
+                  <suite>.md              a table per class: score ± error and the ratio to its @Baseline,
+                                          after the suite's goals, each checked with pass or fail
                   <suite>-<Class>.png     a bar chart per class
                   <suite>.run.properties  machine, JDK, date and command, for re-generating the report
 
@@ -146,7 +165,8 @@ public final class BenchCommand implements Command {
             list(out);
         } else if (!args.reports().isEmpty()) {
             for (Path json : args.reports()) {
-                List<Path> files = writeReport(json, args.out() == null ? dirOf(json) : args.out(), err);
+                List<Path> files = writeReport(json, args.out() == null ? dirOf(json) : args.out(), err,
+                        goalsOf(suiteNameOf(json)));
                 out.println("offheap: wrote " + joined(files));
             }
         } else {
@@ -283,7 +303,12 @@ public final class BenchCommand implements Command {
         Suite suite = args.suite();
         Collection<BenchmarkListEntry> entries = available.get();
         BenchPlan plan = BenchPlan.create(suite, args.mode(), args.include(), args.threads(), args.forks(),
-                args.params(), args.gcProfiler(), entries);
+                args.params(), args.gcProfiler(), entries, unmet);
+        printSkipped(plan, out);
+        if (plan.benchmarks().isEmpty() && !plan.skipped().isEmpty()) {
+            throw new CommandException("every benchmark of suite '" + suite.name() + "' that matched was left out: "
+                    + String.join("; ", new LinkedHashSet<>(plan.skipped().values())));
+        }
         if (plan.benchmarks().isEmpty()) {
             Set<String> all = BenchPlan.namesIn(suite, entries);
             if (all.isEmpty()) {
@@ -313,7 +338,7 @@ public final class BenchCommand implements Command {
             // disturb each other. A smoke run measures nothing worth protecting, and CI shares machines.
             System.setProperty("jmh.ignoreLock", "true");
         }
-        RunInfo run = RunInfo.current(command, args.mode().label());
+        RunInfo run = RunInfo.current(command, args.mode().label()).withSkipped(plan.skipped());
         List<RunResult> results = new ArrayList<>();
         for (Options options : plan.runs()) {
             try {
@@ -330,7 +355,7 @@ public final class BenchCommand implements Command {
             throw new CommandException("cannot write the run description next to " + json + ": " + e, e);
         }
         List<Path> files = new ArrayList<>(List.of(json));
-        files.addAll(writeReport(json, dir, err));
+        files.addAll(writeReport(json, dir, err, suite.goals()));
         out.println("offheap: wrote " + joined(files));
 
         Set<String> measured = new TreeSet<>();
@@ -341,6 +366,22 @@ public final class BenchCommand implements Command {
             throw new CommandException(missing.size() + " of " + plan.benchmarks().size()
                     + " benchmarks produced no result (see JMH's output above): " + String.join(", ", missing));
         }
+    }
+
+    private static void printSkipped(BenchPlan plan, PrintStream out) {
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
+        plan.skipped().forEach((name, reason) -> byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(name));
+        byReason.forEach((reason, names) -> out.println("offheap: skipping " + String.join(", ",
+                shortNames(new LinkedHashSet<>(names))) + ": " + reason));
+    }
+
+    private List<Goal> goalsOf(String suiteName) {
+        return suites.find(suiteName).map(Suite::goals).orElse(List.of());
+    }
+
+    private static String suiteNameOf(Path json) {
+        String name = json.getFileName().toString();
+        return name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
     }
 
     private static void printPlan(BenchPlan plan, PrintStream out) {
@@ -369,13 +410,28 @@ public final class BenchCommand implements Command {
      * @throws CommandException if the JSON cannot be read or the report cannot be written
      */
     public static List<Path> writeReport(Path json, Path dir, PrintStream err) throws CommandException {
-        String name = json.getFileName().toString();
-        String suite = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+        return writeReport(json, dir, err,
+                Suites.standard().find(suiteNameOf(json)).map(Suite::goals).orElse(List.of()));
+    }
+
+    /**
+     * Writes {@code <suite>.md} and the charts for a JMH JSON file, checking the given goals.
+     *
+     * @param json the JMH JSON file
+     * @param dir where to write
+     * @param err where to warn if the charts cannot be drawn (the report is written anyway)
+     * @param goals the suite's goals, checked in the report's goals section
+     * @return the files written
+     * @throws CommandException if the JSON cannot be read or the report cannot be written
+     */
+    public static List<Path> writeReport(Path json, Path dir, PrintStream err, List<Goal> goals)
+            throws CommandException {
+        String suite = suiteNameOf(json);
         List<Path> files = new ArrayList<>();
         try {
             List<JmhResult> results = JmhResult.read(json);
             BenchReport report = new BenchReport(suite, results, RunInfo.readFor(json), Baselines.fromClassPath(),
-                    Suites.standard().find(suite).flatMap(Suite::goalSection).orElse(null));
+                    goals, Suites.standard().find(suite).flatMap(Suite::goalSection).orElse(null));
             Files.createDirectories(dir);
             Path md = dir.resolve(suite + ".md");
             Files.writeString(md, report.markdown());

@@ -101,7 +101,7 @@ class MainTest {
     @Test
     void usageErrorsSayWhatIsWrong() {
         assertThat(run("bench", "tiny", "--frobnicate").err()).contains("unknown option '--frobnicate'");
-        assertThat(run("bench", "nosuch").err()).contains("unknown suite 'nosuch' (suites: tiny, empty)");
+        assertThat(run("bench", "nosuch").err()).contains("unknown suite 'nosuch' (suites: tiny, needs, empty)");
         assertThat(run("bench", "tiny", "--threads", "0").err()).contains("--threads: expected a number");
         assertThat(run("bench", "tiny", "--forks", "0").err()).contains("--forks: expected a number of forks");
         assertThat(run("bench", "tiny", "--forks", "many").err()).contains("--forks: expected a number of forks");

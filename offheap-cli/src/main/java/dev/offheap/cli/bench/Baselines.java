@@ -35,7 +35,7 @@ public final class Baselines implements Function<String, Optional<String>> {
     }
 
     private Optional<String> lookup(String className) {
-        Class<?> type = load(className);
+        Class<?> type = load(loader, className);
         if (type == null) {
             return Optional.empty();
         }
@@ -49,7 +49,14 @@ public final class Baselines implements Function<String, Optional<String>> {
         return Optional.empty();
     }
 
-    private Class<?> load(String name) {
+    /**
+     * Loads a class named the way JMH names it, without initializing it.
+     *
+     * @param loader where from
+     * @param name the name, nested classes written with dots
+     * @return the class, or null when it cannot be loaded
+     */
+    static Class<?> load(ClassLoader loader, String name) {
         String candidate = name;
         while (true) {
             try {

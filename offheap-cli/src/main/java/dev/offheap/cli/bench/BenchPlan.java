@@ -8,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.profile.GCProfiler;
@@ -37,9 +40,11 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * @param benchmarks the benchmark names ({@code package.Class.method}) that will run, sorted
  * @param params the {@code @Param} overrides in effect
  * @param runs one JMH run per distinct {@code jvmArgsPrepend} among them
+ * @param skipped benchmarks that matched but are left out because their {@code @Requires}
+ *     precondition is unmet here, by name, with the reason; sorted
  */
 public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Map<String, List<String>> params,
-        List<Options> runs) {
+        List<Options> runs, Map<String, String> skipped) {
 
     /** What every fork gets: the library and JMH's generated code use restricted FFM methods. */
     public static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
@@ -80,12 +85,38 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
      */
     public static BenchPlan create(Suite suite, BenchMode mode, Pattern include, Integer threads, Integer forks,
             Map<String, List<String>> params, boolean gcProfiler, Collection<BenchmarkListEntry> available) {
+        return create(suite, mode, include, threads, forks, params, gcProfiler, available, b -> Optional.empty());
+    }
+
+    /**
+     * Plans the JMH runs of a suite, leaving out the benchmarks that cannot run on this machine.
+     *
+     * @param suite the suite
+     * @param mode quick, full or smoke: forks, warmup and measurement
+     * @param include only benchmarks whose full name matches, or null for all
+     * @param threads threads per benchmark, or null to keep each class's {@code @Threads}
+     * @param forks forks per benchmark, or null for the mode's
+     * @param params {@code @Param} overrides
+     * @param gcProfiler whether to add JMH's GC profiler
+     * @param available every benchmark on the class path
+     * @param unmet why a benchmark cannot run here, by name (see {@link Requirements}); empty when it can
+     * @return the plan; its benchmark list is empty if nothing matched or everything was left out
+     */
+    public static BenchPlan create(Suite suite, BenchMode mode, Pattern include, Integer threads, Integer forks,
+            Map<String, List<String>> params, boolean gcProfiler, Collection<BenchmarkListEntry> available,
+            Function<String, Optional<String>> unmet) {
         // one JMH run per distinct prepend and GC profiling: options apply to a whole run
         Map<List<String>, Set<String>> byPrepend = new LinkedHashMap<>();
         Set<String> names = new TreeSet<>();
+        Map<String, String> skipped = new TreeMap<>();
         for (BenchmarkListEntry entry : available) {
             String name = entry.getUsername();
             if (!suite.contains(name) || (include != null && !include.matcher(name).find())) {
+                continue;
+            }
+            Optional<String> reason = unmet.apply(name);
+            if (reason.isPresent()) {
+                skipped.put(name, reason.get());
                 continue;
             }
             names.add(name);
@@ -126,7 +157,8 @@ public record BenchPlan(Suite suite, BenchMode mode, List<String> benchmarks, Ma
             runs.add(b.build());
         }
         return new BenchPlan(suite, mode, List.copyOf(names),
-                java.util.Collections.unmodifiableMap(effectiveParams), List.copyOf(runs));
+                java.util.Collections.unmodifiableMap(effectiveParams), List.copyOf(runs),
+                java.util.Collections.unmodifiableMap(skipped));
     }
 
     /**

@@ -3,9 +3,12 @@ package dev.offheap.cli.bench;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -14,6 +17,8 @@ import java.util.function.Function;
  * Renders JMH results as a markdown report: how and where they were produced, then one table per
  * benchmark class with each variant's score and its ratio to the class's {@code @Baseline} at the
  * same parameters, and a second table for secondary metrics (GC profiler, {@code @AuxCounters}).
+ * A suite's {@link Goal goals} come first, checked against the results with a verdict each, and
+ * benchmarks left out for lack of something they need are listed with the reason.
  * It reads only the JMH JSON and the run description next to it, so a report can be re-generated
  * from committed files ({@code offheap bench --report docs/benchmarks/segments.json}).
  */
@@ -22,9 +27,12 @@ public final class BenchReport {
     private final List<JmhResult> results;
     private final RunInfo run;
     private final Function<String, Optional<String>> baselines;
-    private final Function<List<JmhResult>, String> goals;
+    private final List<Goal> goals;
+    private final Function<List<JmhResult>, String> goalWriter;
 
     /**
+     * A report without goals.
+     *
      * @param suite the suite name, used in the title
      * @param results the JMH results
      * @param run how and where they were produced
@@ -32,7 +40,7 @@ public final class BenchReport {
      */
     public BenchReport(String suite, List<JmhResult> results, RunInfo run,
             Function<String, Optional<String>> baselines) {
-        this(suite, results, run, baselines, null);
+        this(suite, results, run, baselines, List.of(), null);
     }
 
     /**
@@ -40,15 +48,24 @@ public final class BenchReport {
      * @param results the JMH results
      * @param run how and where they were produced
      * @param baselines the {@code @Baseline} method of a class, by class name
-     * @param goals writes the suite's goal section from the results, placed before the tables; null for none
+     * @param goals the suite's goals, checked in a section before the tables; empty for none
+     * @param goalWriter writes a further goal section from the results (goals that {@link Goal} cannot
+     *     express), placed after the checked goals; null for none
      */
     public BenchReport(String suite, List<JmhResult> results, RunInfo run,
-            Function<String, Optional<String>> baselines, Function<List<JmhResult>, String> goals) {
+            Function<String, Optional<String>> baselines, List<Goal> goals,
+            Function<List<JmhResult>, String> goalWriter) {
         this.suite = suite;
         this.results = List.copyOf(results);
         this.run = run;
         this.baselines = baselines;
-        this.goals = goals;
+        this.goals = List.copyOf(goals);
+        this.goalWriter = goalWriter;
+    }
+
+    /** @return every goal checked against the results, in goal order, each at every parameter set */
+    public List<Goal.Check> checks() {
+        return goals.stream().flatMap(g -> g.check(results).stream()).toList();
     }
 
     /** @return the tables of this report, one per class and mode */
@@ -80,8 +97,10 @@ public final class BenchReport {
                 .append("Ratio: the score divided by the score of the class's `@Baseline` method ")
                 .append("at the same parameters, in the same run. Absolute numbers drift on shared machines; ")
                 .append("quote ratios.\n");
-        if (goals != null && !results.isEmpty()) {
-            md.append('\n').append(goals.apply(results));
+        appendSkipped(md);
+        appendGoals(md);
+        if (goalWriter != null && !results.isEmpty()) {
+            md.append('\n').append(goalWriter.apply(results));
         }
         List<ResultTable> tables = tables();
         for (ResultTable table : tables) {
@@ -91,6 +110,61 @@ public final class BenchReport {
             md.append("\nNo results.\n");
         }
         return md.toString();
+    }
+
+    private void appendSkipped(StringBuilder md) {
+        if (run.skipped().isEmpty()) {
+            return;
+        }
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
+        run.skipped().forEach((benchmark, reason) -> byReason.computeIfAbsent(reason, r -> new ArrayList<>())
+                .add(shortName(benchmark)));
+        md.append("\nNot run here, so missing from the tables and goals:\n\n");
+        byReason.forEach((reason, names) -> md.append("- ")
+                .append(String.join(", ", names.stream().map(n -> "`" + n + "`").toList()))
+                .append(": ").append(cell(reason)).append('\n'));
+    }
+
+    private static String shortName(String benchmark) {
+        int method = benchmark.lastIndexOf('.');
+        int cls = method <= 0 ? -1 : benchmark.lastIndexOf('.', method - 1);
+        return cls < 0 ? benchmark : benchmark.substring(cls + 1);
+    }
+
+    private void appendGoals(StringBuilder md) {
+        if (goals.isEmpty()) {
+            return;
+        }
+        List<Goal.Check> checks = checks();
+        Map<Goal.Verdict, Long> counts = new EnumMap<>(Goal.Verdict.class);
+        checks.forEach(c -> counts.merge(c.verdict(), 1L, Long::sum));
+        md.append("\n## Goals\n\n");
+        md.append("Each goal is checked at every parameter set of its subject, against this run's results. ")
+                .append("Speed goals compare primary scores: a speedup is the reference's time per operation ")
+                .append("divided by the subject's (or the subject's throughput divided by the reference's), a ")
+                .append("slowdown its inverse; where a goal names several references, the fastest counts. ")
+                .append("Value goals read one number of the subject. ");
+        md.append(counts.getOrDefault(Goal.Verdict.PASS, 0L)).append(" pass, ")
+                .append(counts.getOrDefault(Goal.Verdict.FAIL, 0L)).append(" fail, ")
+                .append(counts.getOrDefault(Goal.Verdict.REPORTED, 0L)).append(" reported only, ")
+                .append(counts.getOrDefault(Goal.Verdict.NOT_MEASURED, 0L)).append(" not measured.\n\n");
+        md.append("| goal | params | measured | target | result | from |\n|---|---|--:|---|---|---|\n");
+        for (Goal.Check c : checks) {
+            List<String> params = new ArrayList<>();
+            c.params().forEach((k, v) -> params.add(k + "=" + v));
+            md.append("| ").append(cell(c.goal().statement())).append(" | ").append(cell(String.join(", ", params)))
+                    .append(" | ").append(c.goal().measuredText(c)).append(" | ").append(c.goal().targetText())
+                    .append(" | ").append(verdict(c.verdict())).append(" | ").append(cell(c.detail())).append(" |\n");
+        }
+    }
+
+    private static String verdict(Goal.Verdict v) {
+        return switch (v) {
+            case PASS -> "pass";
+            case FAIL -> "**FAIL**";
+            case REPORTED -> "reported";
+            case NOT_MEASURED -> "not measured";
+        };
     }
 
     private static void appendTable(StringBuilder md, ResultTable table, List<ResultTable> tables,

@@ -11,8 +11,11 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -28,11 +31,44 @@ import java.util.stream.Stream;
  * @param os operating system, kernel and architecture
  * @param jdk vendor and version of the JDK that launched the run
  * @param mode quick, full or smoke
+ * @param skipped benchmarks of the suite that were left out because what they need is missing
+ *     here ({@code package.Class.method} to the reason), sorted by name; empty when none
  */
 public record RunInfo(String command, String date, String cpu, int cores, String memory, String os, String jdk,
-        String mode) {
+        String mode, Map<String, String> skipped) {
 
     static final String SUFFIX = ".run.properties";
+    private static final String SKIPPED_PREFIX = "skipped.";
+
+    /** Copies the skipped benchmarks, sorted by name. */
+    public RunInfo {
+        skipped = Collections.unmodifiableMap(new TreeMap<>(skipped));
+    }
+
+    /**
+     * A run without skipped benchmarks.
+     *
+     * @param command the command line that produced the results
+     * @param date when the run started
+     * @param cpu the CPU model
+     * @param cores the processors the JVM saw
+     * @param memory the machine's physical memory
+     * @param os operating system, kernel and architecture
+     * @param jdk vendor and version of the launching JDK
+     * @param mode quick, full or smoke
+     */
+    public RunInfo(String command, String date, String cpu, int cores, String memory, String os, String jdk,
+            String mode) {
+        this(command, date, cpu, cores, memory, os, jdk, mode, Map.of());
+    }
+
+    /**
+     * @param skippedBenchmarks benchmarks left out, by name, with the reason
+     * @return this description with those skipped benchmarks
+     */
+    public RunInfo withSkipped(Map<String, String> skippedBenchmarks) {
+        return new RunInfo(command, date, cpu, cores, memory, os, jdk, mode, skippedBenchmarks);
+    }
 
     /**
      * Describes this machine and JVM now.
@@ -79,9 +115,15 @@ public record RunInfo(String command, String date, String cpu, int cores, String
         } catch (NumberFormatException e) {
             cores = 0;
         }
+        Map<String, String> skipped = new TreeMap<>();
+        for (String key : p.stringPropertyNames()) {
+            if (key.startsWith(SKIPPED_PREFIX)) {
+                skipped.put(key.substring(SKIPPED_PREFIX.length()), p.getProperty(key));
+            }
+        }
         return new RunInfo(p.getProperty("command", u.command()), p.getProperty("date", u.date()),
                 p.getProperty("cpu", u.cpu()), cores, p.getProperty("memory", u.memory()),
-                p.getProperty("os", u.os()), p.getProperty("jdk", u.jdk()), p.getProperty("mode", u.mode()));
+                p.getProperty("os", u.os()), p.getProperty("jdk", u.jdk()), p.getProperty("mode", u.mode()), skipped);
     }
 
     /**
@@ -100,6 +142,7 @@ public record RunInfo(String command, String date, String cpu, int cores, String
         p.setProperty("os", os);
         p.setProperty("jdk", jdk);
         p.setProperty("mode", mode);
+        skipped.forEach((benchmark, reason) -> p.setProperty(SKIPPED_PREFIX + benchmark, reason));
         try (Writer w = Files.newBufferedWriter(sidecar(resultJson), StandardCharsets.UTF_8)) {
             p.store(w, "How " + resultJson.getFileName() + " was produced (read by offheap bench --report)");
         }

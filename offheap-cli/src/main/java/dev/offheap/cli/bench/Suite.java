@@ -19,14 +19,19 @@ import java.util.regex.Pattern;
  * @param smokeParams {@code @Param} values used in {@code --smoke} (CI), usually smaller still
  * @param gcProfiled the benchmarks (a regular expression found in {@code package.Class.method}) that
  *     always run with JMH's GC profiler, because a goal needs their GC numbers; null for none
- * @param goals writes the suite's goal section (markdown) from its results; null for none
+ * @param goals the goals its report checks, each a comparison of benchmark scores (see {@link Goal}),
+ *     in the order the report lists them; empty for none
+ * @param goalWriter writes a goal section (markdown) for goals that need more than {@link Goal}'s
+ *     comparisons (the cache suite's: best of two baselines per row, bandwidth and GC ratios); null for none
  */
 public record Suite(String name, String packageName, String description, Map<String, List<String>> smallParams,
-        Map<String, List<String>> smokeParams, Pattern gcProfiled, Function<List<JmhResult>, String> goals) {
-    /** Copies the parameters. */
+        Map<String, List<String>> smokeParams, Pattern gcProfiled, List<Goal> goals,
+        Function<List<JmhResult>, String> goalWriter) {
+    /** Copies the parameters and goals. */
     public Suite {
         smallParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smallParams));
         smokeParams = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(smokeParams));
+        goals = List.copyOf(goals);
     }
 
     /**
@@ -38,7 +43,7 @@ public record Suite(String name, String packageName, String description, Map<Str
      * @param smallParams {@code @Param} values of the quick and smoke modes
      */
     public Suite(String name, String packageName, String description, Map<String, List<String>> smallParams) {
-        this(name, packageName, description, smallParams, smallParams, null, null);
+        this(name, packageName, description, smallParams, smallParams, null, List.of(), null);
     }
 
     /**
@@ -57,8 +62,8 @@ public record Suite(String name, String packageName, String description, Map<Str
         return gcProfiled != null && gcProfiled.matcher(benchmark).find();
     }
 
-    /** @return the goal section's writer, if the suite has goals */
+    /** @return the writer of the suite's own goal section, if it has one */
     public Optional<Function<List<JmhResult>, String>> goalSection() {
-        return Optional.ofNullable(goals);
+        return Optional.ofNullable(goalWriter);
     }
 }

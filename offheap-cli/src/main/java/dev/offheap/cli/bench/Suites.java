@@ -47,7 +47,53 @@ public record Suites(List<Suite> all) {
                                 "accesses", List.of("20000")),
                         // the goals compare the GC time of the 90/10 mix
                         Pattern.compile("\\.CacheMix"),
-                        new CacheGoals())));
+                        List.of(),
+                        new CacheGoals()),
+                new Suite("alloc", "dev.offheap.bench.alloc",
+                        "allocate+touch+free of 16 B to 64 KiB at 1 and 2 threads: the library's pooled, stack and "
+                                + "native allocators against malloc, calloc, mimalloc, the Arenas, direct ByteBuffers, "
+                                + "Netty and a bump allocator; fragmentation",
+                        Map.of("bytes", List.of("16", "65536"), "allocations", List.of("20000")),
+                        // smoke: one size, fewer allocations in the fragmentation workload
+                        Map.of("bytes", List.of("16"), "allocations", List.of("2000")),
+                        null,
+                        allocGoals(),
+                        null)));
+    }
+
+    /** The goals of the allocation shootout, as the issue states them. */
+    static List<Goal> allocGoals() {
+        String u = "UninitializedAllocationBenchmark";
+        String u2 = "UninitializedAllocationTwoThreadsBenchmark";
+        String z = "ZeroedAllocationBenchmark";
+        String f = "FragmentationBenchmark";
+        Goal.Variant pooled = Goal.Variant.of(u, "pooled");
+        return List.of(
+                Goal.faster("Pooled (no zeroing) at least 1.5x faster than the faster of malloc and mimalloc, "
+                        + "at every size", 1.5, pooled, Goal.Variant.of(u, "malloc"), Goal.Variant.of(u, "mimalloc")),
+                Goal.faster("Pooled (zeroing) at least 3x faster than Arena.ofConfined()", 3,
+                        Goal.Variant.of(z, "pooled"), Goal.Variant.of(z, "arenaConfined")),
+                Goal.faster("Pooled at least 5x faster than Netty's pooled direct buffers (the faster of its two "
+                        + "configurations)", 5, pooled, Goal.Variant.of(u, "nettyPooled"),
+                        Goal.Variant.of(u, "nettyPooledUnsafe")),
+                Goal.atMostSlower("Pooled at 2 threads: time per operation at most 1.25x that at 1 thread", 1.25,
+                        Goal.Variant.of(u2, "pooled"), pooled),
+                Goal.atMostSlower("Stack within 1.5x of the bump allocator", 1.5,
+                        Goal.Variant.of(u, "stack"), Goal.Variant.of(u, "bump")),
+                Goal.faster("Stack at least 3x faster than malloc", 3,
+                        Goal.Variant.of(u, "stack"), Goal.Variant.of(u, "malloc")),
+                Goal.atMostSlower("Pooled in SAMPLED debug mode at most 1.15x the time of plain pooled (OFF)", 1.15,
+                        Goal.Variant.of(u, "pooledSampled"), pooled),
+                Goal.slowdown("Pooled in FULL debug mode: how much slower than plain pooled (reported)",
+                        Goal.Variant.of(u, "pooledFull"), pooled),
+                Goal.valueAtMost("Fragmentation: pooled footprintBytes() / allocatedBytes() after trim() at most 1.5",
+                        1.5, Goal.Variant.of(f, "pooled").metric("trimmedFootprintRatio")),
+                Goal.value("Fragmentation: pooled footprintBytes() / allocatedBytes() before trim() (reported)",
+                        Goal.Variant.of(f, "pooled").metric("footprintRatio")),
+                Goal.value("Fragmentation: glibc malloc's held bytes (mallinfo2) / allocated bytes (reported)",
+                        Goal.Variant.of(f, "malloc").metric("footprintRatio")),
+                Goal.value("Fragmentation: mimalloc's committed bytes / allocated bytes (reported)",
+                        Goal.Variant.of(f, "mimalloc").metric("footprintRatio")));
     }
 
     /**

@@ -95,7 +95,7 @@ class BenchPlanTest {
     @Test
     void standardSuitesMapToTheBenchPackages() {
         Suites suites = Suites.standard();
-        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager", "cache");
+        assertThat(suites.all()).extracting(Suite::name).containsExactly("segments", "buffers", "manager", "cache", "alloc");
         assertThat(suites.find("segments").orElseThrow().packageName()).isEqualTo("dev.offheap.bench.segments");
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segments.X.y")).isTrue();
         assertThat(suites.find("segments").orElseThrow().contains("dev.offheap.bench.segmentsX.y")).isFalse();
@@ -104,7 +104,7 @@ class BenchPlanTest {
     @Test
     void smokeUsesTheSuitesSmokeParametersAndQuickItsSmallOnes() {
         Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of("size", List.of("16")),
-                Map.of("size", List.of("8")), null, null);
+                Map.of("size", List.of("8")), null, List.of(), null);
         Options smoke = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), false, BenchPlan.available())
                 .runs().getFirst();
         Options quick = BenchPlan.create(suite, BenchMode.QUICK, null, null, Map.of(), false, BenchPlan.available())
@@ -119,7 +119,7 @@ class BenchPlanTest {
     @Test
     void benchmarksTheSuiteProfilesForGcRunApartWithTheGcProfiler() {
         Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of(), Map.of(),
-                Pattern.compile("\\.sumSegment$"), null);
+                Pattern.compile("\\.sumSegment$"), List.of(), null);
         BenchPlan plan = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), false, BenchPlan.available());
         assertThat(plan.runs()).hasSize(2);
         Options plain = plan.runs().stream().filter(o -> o.getProfilers().isEmpty()).findFirst().orElseThrow();
@@ -136,7 +136,7 @@ class BenchPlanTest {
     @Test
     void theGcProfilerForAllKeepsOneRun() {
         Suite suite = new Suite("tiny", "dev.offheap.cli.testbench", "test", Map.of(), Map.of(),
-                Pattern.compile("\\.sumSegment$"), null);
+                Pattern.compile("\\.sumSegment$"), List.of(), null);
         BenchPlan plan = BenchPlan.create(suite, BenchMode.SMOKE, null, null, Map.of(), true, BenchPlan.available());
         assertThat(plan.runs()).singleElement().satisfies(o -> assertThat(o.getProfilers()).hasSize(1));
     }

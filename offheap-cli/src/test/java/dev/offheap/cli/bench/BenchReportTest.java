@@ -87,6 +87,45 @@ class BenchReportTest {
     }
 
     @Test
+    void goalsComeBeforeTheTablesWithAVerdictPerParameterSet() throws Exception {
+        List<Goal> goals = List.of(
+                Goal.faster("segment 2x faster than array", 2, Goal.Variant.of("TinyBench", "sumSegment"),
+                        Goal.Variant.of("TinyBench", "sumArray")),
+                Goal.atMostSlower("pooled at most 60x slower than arena", 60, Goal.Variant.of("ThroughputSample", "pooled"),
+                        Goal.Variant.of("ThroughputSample", "arena")),
+                Goal.valueAtMost("segment allocates at most 30 B/op", 30,
+                        Goal.Variant.of("TinyBench", "sumSegment").metric("gc.alloc.rate.norm")),
+                Goal.slowdown("array against segment", Goal.Variant.of("TinyBench", "sumArray"),
+                        Goal.Variant.of("TinyBench", "sumSegment")),
+                Goal.faster("missing 2x faster", 2, Goal.Variant.of("TinyBench", "sumNothing"),
+                        Goal.Variant.of("TinyBench", "sumArray")));
+        BenchReport report = new BenchReport("sample", JmhResult.read(json), RunInfo.readFor(json),
+                Baselines.fromClassPath(), goals, null);
+        assertThat(report.checks()).extracting(Goal.Check::verdict).containsExactly(
+                Goal.Verdict.FAIL, Goal.Verdict.PASS, Goal.Verdict.PASS, Goal.Verdict.PASS, Goal.Verdict.PASS,
+                Goal.Verdict.REPORTED,
+                Goal.Verdict.REPORTED, Goal.Verdict.NOT_MEASURED);
+        String md = report.markdown();
+        assertThat(md.indexOf("## Goals")).isPositive().isLessThan(md.indexOf("## TinyBench"));
+        assertThat(md)
+                .contains("4 pass, 1 fail, 2 reported only, 1 not measured.")
+                .contains("| goal | params | measured | target | result | from |")
+                // 16 bytes: segment 25 ns against array 10 ns is a speedup of 0.40
+                .contains("| segment 2x faster than array | size=16 | 0.40x | ≥ 2.00x | **FAIL** | "
+                        + "sumSegment 25.0 ns/op vs sumArray 10.0 ns/op |")
+                .contains("| segment 2x faster than array | size=4096 | 2.00x | ≥ 2.00x | pass | "
+                        + "sumSegment 200 ns/op vs sumArray 400 ns/op |")
+                // throughput: pooled does 1000 ops/ms, arena 20, so pooled takes 0.02 of arena's time
+                .contains("| pooled at most 60x slower than arena |  | 0.02x | ≤ 60.0x | pass |")
+                .contains("| segment allocates at most 30 B/op | size=16 | 24.0 | ≤ 30.0 | pass | "
+                        + "sumSegment gc.alloc.rate.norm 24.0 |")
+                .contains("| array against segment | size=4096 | 2.00x |  | reported |")
+                .contains("| missing 2x faster |  | — | ≥ 2.00x | not measured | no result of TinyBench.sumNothing |");
+        assertThat(new BenchReport("sample", JmhResult.read(json), RunInfo.readFor(json),
+                Baselines.fromClassPath()).markdown()).doesNotContain("## Goals");
+    }
+
+    @Test
     void aBaselineLeftOutByTheFilterIsNamed() throws Exception {
         List<JmhResult> onlySegment = JmhResult.read(json).stream().filter(r -> r.method().equals("sumSegment")).toList();
         String md = new BenchReport("sample", onlySegment, RunInfo.readFor(json), Baselines.fromClassPath()).markdown();

@@ -136,7 +136,7 @@ class CacheGoalsTest {
         thrpt("CacheGetBenchmark", "ohcLru", SMALL, 100);
         thrpt("CacheGetBenchmark", "offheapGet", SMALL, 300);
         String md = new BenchReport("cache", results, RunInfo.unknown(), c -> java.util.Optional.of("ohcLru"),
-                new CacheGoals()).markdown();
+                List.of(), new CacheGoals()).markdown();
         assertThat(md.indexOf("## Goals")).isPositive().isLessThan(md.indexOf("## CacheGetBenchmark"));
     }
 }

@@ -1,0 +1,346 @@
+package dev.offheap.cli.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * A goal a suite's report checks against its results: "the pooled allocator at least 1.5x faster
+ * than the faster of malloc and mimalloc", "two threads at most 1.25x the one-thread time", "the
+ * footprint ratio at most 1.5". A goal names its variants by benchmark class and method, so it can
+ * compare across classes (a two-thread class with its one-thread parent) and against several
+ * references at once (the best of them counts). It is checked once per parameter set of its
+ * subject, the references at the same parameters.
+ *
+ * <p>Speed comparisons work on the primary score in either JMH mode: in time modes lower is
+ * faster, in throughput mode higher. A speedup is {@code reference time / subject time}, a slowdown
+ * its inverse. Value goals read one number of the subject: its primary score or a secondary metric
+ * ({@code @AuxCounters}, profilers).
+ *
+ * @param statement the goal in words, shown in the report
+ * @param kind what is measured and how it is judged
+ * @param target the bound: the least speedup, the most slowdown or the largest value; NaN for
+ *     goals that only report
+ * @param subject the variant the goal is about
+ * @param references what it is compared with, the best of them counting; empty for value goals
+ */
+public record Goal(String statement, Kind kind, double target, Variant subject, List<Variant> references) {
+
+    /** What a goal measures, and whether it passes or fails. */
+    public enum Kind {
+        /** Subject's speedup over the fastest reference; passes at or above the target. */
+        FASTER,
+        /** Subject's slowdown against the fastest reference; passes at or below the target. */
+        AT_MOST_SLOWER,
+        /** Subject's slowdown against the fastest reference, reported without a verdict. */
+        SLOWDOWN,
+        /** The subject's value; passes at or below the target. */
+        VALUE_AT_MOST,
+        /** The subject's value, reported without a verdict. */
+        VALUE
+    }
+
+    /**
+     * A benchmark method, and optionally one of its secondary metrics.
+     *
+     * @param benchmarkClass the class name without package, nested classes with dots
+     *     ({@code BudgetBenchmark.TwoThreads}); matches a result whose class name ends with it
+     * @param method the benchmark method
+     * @param metric a secondary metric's name, or null for the primary score
+     */
+    public record Variant(String benchmarkClass, String method, String metric) {
+        /**
+         * @throws NullPointerException if the class or method is null
+         * @throws IllegalArgumentException if either is blank
+         */
+        public Variant {
+            Objects.requireNonNull(benchmarkClass, "benchmarkClass");
+            Objects.requireNonNull(method, "method");
+            if (benchmarkClass.isBlank() || method.isBlank()) {
+                throw new IllegalArgumentException("a variant needs a class and a method, got '" + benchmarkClass
+                        + "' and '" + method + "'");
+            }
+        }
+
+        /**
+         * @param benchmarkClass the class name without package
+         * @param method the method
+         * @return the variant's primary score
+         */
+        public static Variant of(String benchmarkClass, String method) {
+            return new Variant(benchmarkClass, method, null);
+        }
+
+        /**
+         * @param name a secondary metric's name
+         * @return this method's secondary metric of that name
+         */
+        public Variant metric(String name) {
+            return new Variant(benchmarkClass, method, Objects.requireNonNull(name, "name"));
+        }
+
+        boolean matches(JmhResult r) {
+            String cls = r.className();
+            return r.method().equals(method)
+                    && (cls.equals(benchmarkClass) || cls.endsWith("." + benchmarkClass));
+        }
+
+        /** @return {@code Class.method}, with {@code [metric]} when it reads one */
+        public String label() {
+            return benchmarkClass + "." + method + (metric == null ? "" : "[" + metric + "]");
+        }
+    }
+
+    /** How one check came out. */
+    public enum Verdict {
+        /** The goal is met. */
+        PASS,
+        /** The goal is not met. */
+        FAIL,
+        /** Measured, but the goal only reports. */
+        REPORTED,
+        /** The subject or every reference has no result at these parameters. */
+        NOT_MEASURED
+    }
+
+    /**
+     * A goal checked at one parameter set.
+     *
+     * @param goal the goal
+     * @param params the subject's parameters (empty when the subject has no result at all)
+     * @param measured the speedup, slowdown or value; empty when not measured
+     * @param verdict how it came out
+     * @param detail the scores it was computed from, or what was missing
+     */
+    public record Check(Goal goal, Map<String, String> params, OptionalDouble measured, Verdict verdict,
+            String detail) {
+    }
+
+    /**
+     * Checks a goal and copies its references.
+     *
+     * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException if a comparison has no reference, a value goal has one, or a
+     *     verdict goal has no positive finite target
+     */
+    public Goal {
+        Objects.requireNonNull(statement, "statement");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(subject, "subject");
+        references = List.copyOf(references);
+        boolean comparison = kind == Kind.FASTER || kind == Kind.AT_MOST_SLOWER || kind == Kind.SLOWDOWN;
+        if (comparison && references.isEmpty()) {
+            throw new IllegalArgumentException(kind + " goal '" + statement + "' needs at least one reference");
+        }
+        if (!comparison && !references.isEmpty()) {
+            throw new IllegalArgumentException(kind + " goal '" + statement + "' reads one value and takes no "
+                    + "references, got " + references.size());
+        }
+        boolean judged = kind == Kind.FASTER || kind == Kind.AT_MOST_SLOWER || kind == Kind.VALUE_AT_MOST;
+        if (judged && !(target > 0 && Double.isFinite(target))) {
+            throw new IllegalArgumentException(kind + " goal '" + statement + "' needs a positive finite target, got "
+                    + target);
+        }
+        if (comparison && references.stream().anyMatch(r -> r.metric() != null) || comparison && subject.metric() != null) {
+            throw new IllegalArgumentException("speed goal '" + statement + "' compares primary scores, not metrics");
+        }
+    }
+
+    /**
+     * @param statement the goal in words
+     * @param factor the least speedup
+     * @param subject the variant that should be faster
+     * @param references what it should beat, the fastest of them counting
+     * @return the goal "subject at least {@code factor} times faster than the fastest reference"
+     */
+    public static Goal faster(String statement, double factor, Variant subject, Variant... references) {
+        return new Goal(statement, Kind.FASTER, factor, subject, Arrays.asList(references));
+    }
+
+    /**
+     * @param statement the goal in words
+     * @param factor the largest slowdown allowed
+     * @param subject the variant that may be slower
+     * @param references what it is compared with, the fastest of them counting
+     * @return the goal "subject's time at most {@code factor} times the fastest reference's"
+     */
+    public static Goal atMostSlower(String statement, double factor, Variant subject, Variant... references) {
+        return new Goal(statement, Kind.AT_MOST_SLOWER, factor, subject, Arrays.asList(references));
+    }
+
+    /**
+     * @param statement what is reported, in words
+     * @param subject the variant
+     * @param references what it is compared with, the fastest of them counting
+     * @return a report of the subject's slowdown, without a verdict
+     */
+    public static Goal slowdown(String statement, Variant subject, Variant... references) {
+        return new Goal(statement, Kind.SLOWDOWN, Double.NaN, subject, Arrays.asList(references));
+    }
+
+    /**
+     * @param statement the goal in words
+     * @param bound the largest value allowed
+     * @param subject the variant, usually with a {@link Variant#metric metric}
+     * @return the goal "subject's value at most {@code bound}"
+     */
+    public static Goal valueAtMost(String statement, double bound, Variant subject) {
+        return new Goal(statement, Kind.VALUE_AT_MOST, bound, subject, List.of());
+    }
+
+    /**
+     * @param statement what is reported, in words
+     * @param subject the variant, usually with a {@link Variant#metric metric}
+     * @return a report of the subject's value, without a verdict
+     */
+    public static Goal value(String statement, Variant subject) {
+        return new Goal(statement, Kind.VALUE, Double.NaN, subject, List.of());
+    }
+
+    /** @return the target in words: {@code ≥ 1.50x}, {@code ≤ 1.25x}, {@code ≤ 1.50}, or empty */
+    public String targetText() {
+        return switch (kind) {
+            case FASTER -> "≥ " + BenchReport.ratio(target) + "x";
+            case AT_MOST_SLOWER -> "≤ " + BenchReport.ratio(target) + "x";
+            case VALUE_AT_MOST -> "≤ " + BenchReport.number(target);
+            case SLOWDOWN, VALUE -> "";
+        };
+    }
+
+    /**
+     * Checks this goal at every parameter set its subject ran with.
+     *
+     * @param results the results of a run
+     * @return one check per subject result, in result order; one NOT_MEASURED check without
+     *     parameters when the subject has none
+     */
+    public List<Check> check(List<JmhResult> results) {
+        List<Check> checks = new ArrayList<>();
+        for (JmhResult s : results) {
+            if (subject.matches(s)) {
+                checks.add(checkAt(s, results));
+            }
+        }
+        if (checks.isEmpty()) {
+            checks.add(new Check(this, Map.of(), OptionalDouble.empty(), Verdict.NOT_MEASURED,
+                    "no result of " + subject.label()));
+        }
+        return checks;
+    }
+
+    private Check checkAt(JmhResult s, List<JmhResult> results) {
+        if (references.isEmpty()) {
+            double v = valueOf(s, subject);
+            if (Double.isNaN(v)) {
+                return notMeasured(s, "no value of " + subject.label());
+            }
+            String detail = subject.method() + (subject.metric() == null ? " " + BenchReport.number(v) + " " + s.unit()
+                    : " " + subject.metric() + " " + BenchReport.number(v));
+            Verdict verdict = kind == Kind.VALUE ? Verdict.REPORTED : v <= target ? Verdict.PASS : Verdict.FAIL;
+            return new Check(this, s.params(), OptionalDouble.of(v), verdict, detail);
+        }
+        if (Double.isNaN(s.score()) || s.score() <= 0) {
+            return notMeasured(s, "no score of " + subject.label());
+        }
+        JmhResult best = null;
+        List<String> missing = new ArrayList<>();
+        for (Variant ref : references) {
+            JmhResult r = counterpart(ref, s, results);
+            if (r == null) {
+                missing.add(ref.method());
+            } else if (best == null || faster(r, best)) {
+                best = r;
+            }
+        }
+        if (best == null) {
+            return notMeasured(s, "no result of " + String.join(", ", missing) + " at these parameters");
+        }
+        // speedup of the subject over the reference, in the direction of the mode
+        double speedup = s.lowerIsBetter() ? best.score() / s.score() : s.score() / best.score();
+        double measured = kind == Kind.FASTER ? speedup : 1 / speedup;
+        Verdict verdict = switch (kind) {
+            case FASTER -> measured >= target ? Verdict.PASS : Verdict.FAIL;
+            case AT_MOST_SLOWER -> measured <= target ? Verdict.PASS : Verdict.FAIL;
+            default -> Verdict.REPORTED;
+        };
+        StringBuilder detail = new StringBuilder();
+        detail.append(label(s)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
+                .append(" vs ").append(label(best)).append(' ').append(BenchReport.number(best.score())).append(' ')
+                .append(best.unit());
+        if (references.size() > 1) {
+            detail.append(" (best of ").append(String.join(", ", references.stream().map(Variant::method).toList()));
+            if (!missing.isEmpty()) {
+                detail.append("; ").append(String.join(", ", missing)).append(" not measured");
+            }
+            detail.append(')');
+        }
+        return new Check(this, s.params(), OptionalDouble.of(measured), verdict, detail.toString());
+    }
+
+    /** Names a row by its method, and by its thread count when the goal compares thread counts. */
+    private String label(JmhResult r) {
+        boolean threadsDiffer = references.stream().anyMatch(v -> !v.benchmarkClass().equals(subject.benchmarkClass()));
+        return r.method() + (threadsDiffer ? " (" + r.threads() + (r.threads() == 1 ? " thread)" : " threads)") : "");
+    }
+
+    private Check notMeasured(JmhResult s, String why) {
+        return new Check(this, s.params(), OptionalDouble.empty(), Verdict.NOT_MEASURED, why);
+    }
+
+    private static boolean faster(JmhResult a, JmhResult b) {
+        return a.lowerIsBetter() ? a.score() < b.score() : a.score() > b.score();
+    }
+
+    private static double valueOf(JmhResult r, Variant v) {
+        if (v.metric() == null) {
+            return r.score();
+        }
+        JmhResult.Metric m = r.secondary().get(v.metric());
+        return m == null ? Double.NaN : m.score();
+    }
+
+    /**
+     * The reference's result at the subject's parameters: the same parameters, else the one whose
+     * parameters agree on every name both have; it must be in the same mode and unit.
+     */
+    private static JmhResult counterpart(Variant ref, JmhResult s, List<JmhResult> results) {
+        List<JmhResult> candidates = results.stream()
+                .filter(ref::matches)
+                .filter(r -> r.mode().equals(s.mode()) && r.unit().equals(s.unit()))
+                .filter(r -> !Double.isNaN(r.score()) && r.score() > 0)
+                .toList();
+        for (JmhResult r : candidates) {
+            if (r.params().equals(s.params())) {
+                return r;
+            }
+        }
+        List<JmhResult> fits = candidates.stream().filter(r -> r.params().entrySet().stream()
+                .allMatch(e -> !s.params().containsKey(e.getKey()) || s.params().get(e.getKey()).equals(e.getValue())))
+                .toList();
+        return fits.size() == 1 ? fits.getFirst() : null;
+    }
+
+    /**
+     * Formats a measured value for the report: {@code 2.31x} for speed goals, the number for value
+     * goals.
+     *
+     * @param check a check of this goal
+     * @return its text, or {@code —} when not measured
+     */
+    public String measuredText(Check check) {
+        if (check.measured().isEmpty()) {
+            return "—";
+        }
+        double v = check.measured().getAsDouble();
+        return kind == Kind.VALUE || kind == Kind.VALUE_AT_MOST ? BenchReport.number(v) : BenchReport.ratio(v) + "x";
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "%s (%s %s)", statement, kind, targetText());
+    }
+}

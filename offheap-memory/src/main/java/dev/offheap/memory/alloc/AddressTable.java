@@ -1,0 +1,176 @@
+package dev.offheap.memory.alloc;
+
+import java.util.function.LongBinaryOperator;
+
+/**
+ * The live allocations of a {@link NativeAllocator}: address to value (the requested size plus flag
+ * bits), in lock-striped open-addressing tables of primitive longs, so that recording an
+ * allocation costs one uncontended lock and no object. Stripes are chosen by a hash of the address;
+ * threads that allocate and free different blocks rarely meet on one stripe.
+ */
+final class AddressTable {
+    private static final int STRIPES = 64;
+    private static final long EMPTY = 0;
+
+    private static final class Stripe {
+        long[] keys = new long[16];
+        long[] values = new long[16];
+        int size;
+        long bytes;
+        boolean closed;
+    }
+
+    private final Stripe[] stripes = new Stripe[STRIPES];
+
+    AddressTable() {
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Stripe();
+        }
+    }
+
+    private static long mix(long address) {
+        long h = (address >>> 4) * 0x9E3779B97F4A7C15L;
+        return h ^ (h >>> 29);
+    }
+
+    private Stripe stripe(long address) {
+        return stripes[(int) (mix(address) >>> 58)];
+    }
+
+    /**
+     * Adds an allocation.
+     *
+     * @param bytes the requested size, added to {@link #bytes()}
+     * @return false if the table was closed (nothing added)
+     */
+    boolean put(long address, long value, long bytes) {
+        Stripe s = stripe(address);
+        synchronized (s) {
+            if (s.closed) {
+                return false;
+            }
+            if ((s.size + 1) * 2 > s.keys.length) {
+                grow(s);
+            }
+            insert(s.keys, s.values, address, value);
+            s.size++;
+            s.bytes += bytes;
+            return true;
+        }
+    }
+
+    /**
+     * Removes an allocation.
+     *
+     * @param bytesOf computes the requested size from (address, value), subtracted from {@link #bytes()}
+     * @return its value, or -1 if absent (or the table is closed)
+     */
+    long remove(long address, LongBinaryOperator bytesOf) {
+        Stripe s = stripe(address);
+        synchronized (s) {
+            if (s.closed) {
+                return -1;
+            }
+            long[] keys = s.keys;
+            int mask = keys.length - 1;
+            int i = (int) mix(address) & mask;
+            while (keys[i] != EMPTY) {
+                if (keys[i] == address) {
+                    long value = s.values[i];
+                    deleteAt(s, i);
+                    s.size--;
+                    s.bytes -= bytesOf.applyAsLong(address, value);
+                    return value;
+                }
+                i = (i + 1) & mask;
+            }
+            return -1;
+        }
+    }
+
+    /** Visits and removes every entry, and refuses additions from now on. */
+    void closeAndDrain(LongBinaryOperator visitor) {
+        for (Stripe s : stripes) {
+            synchronized (s) {
+                s.closed = true;
+                for (int i = 0; i < s.keys.length; i++) {
+                    if (s.keys[i] != EMPTY) {
+                        visitor.applyAsLong(s.keys[i], s.values[i]);
+                    }
+                }
+                s.keys = new long[1];
+                s.values = new long[1];
+                s.size = 0;
+                s.bytes = 0;
+            }
+        }
+    }
+
+    long bytes() {
+        long sum = 0;
+        for (Stripe s : stripes) {
+            synchronized (s) {
+                sum += s.bytes;
+            }
+        }
+        return sum;
+    }
+
+    long count() {
+        long sum = 0;
+        for (Stripe s : stripes) {
+            synchronized (s) {
+                sum += s.size;
+            }
+        }
+        return sum;
+    }
+
+    private static void insert(long[] keys, long[] values, long key, long value) {
+        int mask = keys.length - 1;
+        int i = (int) mix(key) & mask;
+        while (keys[i] != EMPTY) {
+            i = (i + 1) & mask;
+        }
+        keys[i] = key;
+        values[i] = value;
+    }
+
+    private static void grow(Stripe s) {
+        long[] oldKeys = s.keys;
+        long[] oldValues = s.values;
+        long[] keys = new long[oldKeys.length * 2];
+        long[] values = new long[keys.length];
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldKeys[i] != EMPTY) {
+                insert(keys, values, oldKeys[i], oldValues[i]);
+            }
+        }
+        s.keys = keys;
+        s.values = values;
+    }
+
+    /** Linear-probing deletion that shifts later entries back, so lookups never stop at a hole. */
+    private static void deleteAt(Stripe s, int hole) {
+        long[] keys = s.keys;
+        long[] values = s.values;
+        int mask = keys.length - 1;
+        int i = hole;
+        while (true) {
+            i = (i + 1) & mask;
+            if (keys[i] == EMPTY) {
+                break;
+            }
+            int home = (int) mix(keys[i]) & mask;
+            // move keys[i] into the hole if its home is not in (hole, i] (cyclically)
+            boolean between = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i);
+            if (!between) {
+                keys[hole] = keys[i];
+                values[hole] = values[i];
+                hole = i;
+            }
+        }
+        keys[hole] = EMPTY;
+        values[hole] = 0;
+    }
+}

@@ -1,0 +1,191 @@
+package dev.offheap.memory.alloc;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * The debug bookkeeping of one allocator: which tracked allocations are live, where and by which
+ * thread each was made, which were freed recently and where, and the problems seen. Used only on
+ * the tracked (slow) path: in {@link DebugMode#SAMPLED} for 1 allocation in N, in
+ * {@link DebugMode#FULL} for every one.
+ */
+final class AllocationTracker {
+    private static final int STACK_DEPTH = 24;
+    /** Freed allocations remembered to tell a double free (with both stack traces) from a foreign free. */
+    private static final int RECENTLY_FREED = 16_384;
+    private static final int PROBLEMS_KEPT = 100;
+    private static final String PACKAGE = AllocationTracker.class.getPackageName() + ".";
+    /** Frames of these classes (and their nested classes) are the allocator's own and left out of stack traces. */
+    private static final Set<String> OWN_CLASSES = Set.of("AllocationTracker", "Allocator", "AllocateFrom",
+            "NativeAllocator", "PooledAllocator", "StackAllocator", "SizeClassPool", "UnitRange", "ThreadCache", "Span");
+    private static final StackWalker WALKER = StackWalker.getInstance();
+
+    /** One tracked allocation. {@code arena} is its own scope in FULL mode, else null. */
+    record Tracked(long address, long size, String thread, StackTraceElement[] stack, Arena arena) {
+    }
+
+    private record Freed(Tracked allocation, String thread, StackTraceElement[] stack) {
+    }
+
+    private final String allocatorName;
+    private final DebugMode mode;
+    private final ConcurrentHashMap<Long, Tracked> live = new ConcurrentHashMap<>();
+    private final LinkedHashMap<Long, Freed> recentlyFreed = new LinkedHashMap<>(1024, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Freed> eldest) {
+            return size() > RECENTLY_FREED;
+        }
+    };
+    private final ArrayDeque<String> problems = new ArrayDeque<>();
+
+    AllocationTracker(String allocatorName, DebugMode mode) {
+        this.allocatorName = allocatorName;
+        this.mode = mode;
+    }
+
+    DebugMode mode() {
+        return mode;
+    }
+
+    static StackTraceElement[] captureStack() {
+        return WALKER.walk(frames -> frames
+                .dropWhile(f -> isOwn(f.getClassName()))
+                .limit(STACK_DEPTH)
+                .map(StackWalker.StackFrame::toStackTraceElement)
+                .toArray(StackTraceElement[]::new));
+    }
+
+    private static boolean isOwn(String className) {
+        if (className.startsWith("java.lang.foreign.")) {
+            return true; // SegmentAllocator's default methods that lead to the allocator
+        }
+        if (!className.startsWith(PACKAGE)) {
+            return false;
+        }
+        String simple = className.substring(PACKAGE.length());
+        int nested = simple.indexOf('$');
+        return OWN_CLASSES.contains(nested < 0 ? simple : simple.substring(0, nested));
+    }
+
+    /** Records a new allocation made by the current thread. */
+    Tracked track(long address, long size, Arena arena) {
+        Tracked t = new Tracked(address, size, Thread.currentThread().getName(), captureStack(), arena);
+        live.put(address, t);
+        synchronized (recentlyFreed) {
+            recentlyFreed.remove(address);
+        }
+        return t;
+    }
+
+    boolean isTracked(long address) {
+        return live.containsKey(address);
+    }
+
+    /**
+     * Forgets a tracked allocation being freed, remembering who freed it.
+     *
+     * @return the allocation, or null if {@code address} is not a live tracked allocation
+     */
+    Tracked untrack(long address) {
+        Tracked t = live.remove(address);
+        if (t != null) {
+            Freed f = new Freed(t, Thread.currentThread().getName(), captureStack());
+            synchronized (recentlyFreed) {
+                recentlyFreed.put(address, f);
+            }
+        }
+        return t;
+    }
+
+    /**
+     * Builds the exception for a free of {@code address} that is not live: a double free with both
+     * stack traces if it was freed recently, else a foreign free. Records the problem either way.
+     */
+    RuntimeException badFree(long address, long size, String why) {
+        Freed f;
+        synchronized (recentlyFreed) {
+            f = recentlyFreed.get(address);
+        }
+        String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
+        if (f != null) {
+            String message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
+                    + " (" + f.allocation.size() + " bytes): allocated by thread '" + f.allocation.thread() + "' at"
+                    + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "' at" + format(f.stack)
+                    + "\nfreed again" + here;
+            problem(message);
+            return new IllegalStateException(message);
+        }
+        String message = "free of a segment that allocator '" + allocatorName + "' did not allocate: 0x"
+                + Long.toHexString(address) + " (" + size + " bytes), " + why + "; freed" + here;
+        problem(message);
+        return new IllegalArgumentException(message);
+    }
+
+    /** Records a problem found elsewhere (for example a double free found when a cache was flushed). */
+    void problem(String message) {
+        synchronized (problems) {
+            if (problems.size() == PROBLEMS_KEPT) {
+                problems.removeFirst();
+            }
+            problems.addLast(message);
+        }
+    }
+
+    List<String> problems() {
+        synchronized (problems) {
+            return List.copyOf(problems);
+        }
+    }
+
+    /** @return the live tracked allocations, for close() to free */
+    List<Tracked> liveAllocations() {
+        return new ArrayList<>(live.values());
+    }
+
+    int liveCount() {
+        return live.size();
+    }
+
+    void clear() {
+        live.clear();
+    }
+
+    /** Groups the live tracked allocations by (stack, thread), most bytes first. */
+    List<AllocationReport.Leak> leaks() {
+        record Site(String thread, List<StackTraceElement> stack) {
+        }
+        Map<Site, long[]> groups = new HashMap<>();
+        for (Tracked t : live.values()) {
+            long[] cb = groups.computeIfAbsent(new Site(t.thread(), Arrays.asList(t.stack())), k -> new long[2]);
+            cb[0]++;
+            cb[1] += t.size();
+        }
+        return groups.entrySet().stream()
+                .map(e -> new AllocationReport.Leak(e.getKey().thread(), e.getKey().stack(), e.getValue()[0], e.getValue()[1]))
+                .sorted(Comparator.comparingLong(AllocationReport.Leak::bytes).reversed()
+                        .thenComparing(Comparator.comparingLong(AllocationReport.Leak::count).reversed()))
+                .collect(Collectors.toList());
+    }
+
+    static String format(StackTraceElement[] stack) {
+        Objects.requireNonNull(stack);
+        StringBuilder sb = new StringBuilder();
+        for (StackTraceElement e : stack) {
+            sb.append("\n\tat ").append(e);
+        }
+        return sb.toString();
+    }
+}

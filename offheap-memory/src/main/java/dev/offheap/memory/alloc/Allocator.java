@@ -1,0 +1,198 @@
+package dev.offheap.memory.alloc;
+
+import java.lang.foreign.AddressLayout;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.Charset;
+
+/**
+ * A variable-size native allocator that is also a {@link Arena}: it works wherever FFM code takes
+ * an arena or a {@link java.lang.foreign.SegmentAllocator} ({@code allocateFrom}, downcalls,
+ * slicing), and in addition frees single allocations with {@link #free(MemorySegment)}.
+ *
+ * <h2>Contract shared by every implementation</h2>
+ * <ul>
+ *   <li>{@link #allocate(long, long)} returns zeroed memory, as {@link Arena} promises;
+ *       {@link #allocateUninitialized(long, long)} returns memory whose contents are undefined (the
+ *       cheap path, comparable to {@code malloc}). The {@code allocateFrom} family never zeroes what
+ *       it is about to overwrite.</li>
+ *   <li>Sizes are in bytes, 0 included; alignments are powers of two in bytes. A returned segment
+ *       has exactly the requested size and an address that is a multiple of the alignment.</li>
+ *   <li>Every method is thread-safe; segments may be freed by any thread, in any order.</li>
+ *   <li>{@link #close()} frees everything: live allocations at that moment are reported (a
+ *       {@link System.Logger.Level#WARNING} through {@link System.Logger} and in
+ *       {@link #report()}) and then freed; afterwards every segment the allocator handed out throws
+ *       {@link IllegalStateException} on access, and allocating throws {@link IllegalStateException}.
+ *       Closing twice does nothing.</li>
+ *   <li>An allocator built with a {@link dev.offheap.memory.Budget} throws
+ *       {@link dev.offheap.memory.BudgetExceededException} when a request would take the budget past
+ *       its limit; nothing is allocated then.</li>
+ *   <li>Debugging is configured with {@link DebugMode}.</li>
+ * </ul>
+ */
+public interface Allocator extends Arena {
+
+    /**
+     * Allocates {@code byteSize} bytes aligned to {@code byteAlignment}, zeroed.
+     *
+     * @param byteSize      the size in bytes, at least 0
+     * @param byteAlignment the alignment in bytes, a power of two
+     * @return a segment of exactly {@code byteSize} bytes, all zero
+     * @throws IllegalArgumentException if {@code byteSize} is negative or {@code byteAlignment} is not
+     *                                  a positive power of two
+     * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws OutOfMemoryError         if the system has no memory left
+     */
+    @Override
+    MemorySegment allocate(long byteSize, long byteAlignment);
+
+    /**
+     * Allocates {@code byteSize} bytes with the alignment {@code malloc} guarantees (16 bytes), without
+     * zeroing them.
+     *
+     * @param byteSize the size in bytes, at least 0
+     * @return a segment of exactly {@code byteSize} bytes whose contents are undefined
+     * @throws IllegalArgumentException if {@code byteSize} is negative
+     * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws OutOfMemoryError         if the system has no memory left
+     */
+    default MemorySegment allocateUninitialized(long byteSize) {
+        return allocateUninitialized(byteSize, 16);
+    }
+
+    /**
+     * Allocates {@code byteSize} bytes aligned to {@code byteAlignment}, without zeroing them.
+     *
+     * @param byteSize      the size in bytes, at least 0
+     * @param byteAlignment the alignment in bytes, a power of two
+     * @return a segment of exactly {@code byteSize} bytes whose contents are undefined
+     * @throws IllegalArgumentException if {@code byteSize} is negative or {@code byteAlignment} is not
+     *                                  a positive power of two
+     * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
+     * @throws IllegalStateException    if the allocator is closed
+     * @throws OutOfMemoryError         if the system has no memory left
+     */
+    MemorySegment allocateUninitialized(long byteSize, long byteAlignment);
+
+    /**
+     * Frees one allocation. Any thread may free any allocation.
+     *
+     * @param segment a segment returned by this allocator (not a slice of one), not yet freed
+     * @throws NullPointerException     if {@code segment} is null
+     * @throws IllegalArgumentException if {@code segment} was not allocated by this allocator (a
+     *                                  foreign segment, or a slice that does not start where an
+     *                                  allocation starts)
+     * @throws IllegalStateException    if the segment was already freed, where the allocator detects
+     *                                  that (always in {@link DebugMode#FULL}; see each allocator for
+     *                                  the other modes); after {@link #close()} freeing does nothing
+     */
+    void free(MemorySegment segment);
+
+    /** @return bytes of live allocations, as requested (not rounded up); a moment's snapshot */
+    long allocatedBytes();
+
+    /**
+     * @return native bytes this allocator holds from the system right now: live allocations, their
+     * rounding, per-thread caches and free lists; a moment's snapshot
+     */
+    long footprintBytes();
+
+    /**
+     * Describes what the allocator holds now; in a debug mode, the tracked live allocations grouped by
+     * allocation site and thread, and the problems seen.
+     *
+     * @return a new snapshot; never null
+     */
+    AllocationReport report();
+
+    /**
+     * Frees everything this allocator handed out, after reporting live allocations as leaks. Closing
+     * twice does nothing.
+     */
+    @Override
+    void close();
+
+    // ---- the allocateFrom family: the memory is overwritten right away, so it is not zeroed first
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(String str, Charset charset) {
+        return AllocateFrom.string(this::allocateUninitialized, str, charset);
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfByte layout, byte value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfChar layout, char value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfShort layout, short value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfInt layout, int value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfFloat layout, float value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfLong layout, long value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout.OfDouble layout, double value) {
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(AddressLayout layout, MemorySegment value) {
+        java.util.Objects.requireNonNull(value);
+        MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
+        seg.set(layout, 0, value);
+        return seg;
+    }
+
+    /** {@inheritDoc} Allocates without zeroing, since the copy overwrites the memory. */
+    @Override
+    default MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,
+                                       long sourceOffset, long elementCount) {
+        return AllocateFrom.copy(this::allocateUninitialized, elementLayout, source, sourceElementLayout, sourceOffset,
+                elementCount);
+    }
+}

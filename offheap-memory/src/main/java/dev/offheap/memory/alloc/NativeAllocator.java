@@ -1,0 +1,415 @@
+package dev.offheap.memory.alloc;
+
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.BudgetExceededException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An {@link Allocator} that calls a C allocator through {@link java.lang.foreign.Linker}: the C
+ * library's {@code malloc}/{@code calloc}/{@code aligned_alloc}/{@code free}, or mimalloc's
+ * {@code mi_*} functions when its shared library is present (Debian package {@code libmimalloc2.0}).
+ *
+ * <p>{@link #allocate} uses {@code calloc} (or {@code mi_zalloc_aligned}), so zeroing costs what the
+ * C allocator makes it cost (often nothing for fresh pages); {@link #allocateUninitialized} uses
+ * {@code malloc}. Alignments above 16 bytes use the aligned functions.
+ *
+ * <h2>Bookkeeping and safety</h2>
+ * Every live allocation is recorded in a lock-striped table (address to size), so that
+ * {@link #close()} can free what is left, a free of a foreign or already freed segment is refused with
+ * an exception instead of corrupting the C heap, and {@link #allocatedBytes()} is exact. A budget is
+ * charged the requested bytes of each allocation.
+ * <p>Segments of up to {@value #OWN_SCOPE_THRESHOLD} bytes share the allocator's scope: closing the
+ * allocator makes all of them inaccessible, but in {@link DebugMode#OFF} and
+ * {@link DebugMode#SAMPLED} a segment used after {@link #free} reaches memory the C allocator may have
+ * reused, as in C; in rare cases (the C allocator returning the top of its heap to the system) such a
+ * use can fault. Larger allocations, which C allocators map and unmap one by one, get a scope of their
+ * own that {@link #free} closes, so a stale large segment throws {@link IllegalStateException}. In
+ * {@link DebugMode#FULL} every allocation gets its own scope. For memory that is never unmapped while
+ * the allocator is open, use {@link PooledAllocator}.
+ *
+ * <h2>Threading</h2>
+ * All methods are thread-safe; any thread may free any allocation. Segments are accessible from every
+ * thread.
+ *
+ * <pre>{@code
+ * try (NativeAllocator malloc = NativeAllocator.malloc()) {
+ *     MemorySegment s = malloc.allocateUninitialized(256);
+ *     ...
+ *     malloc.free(s);
+ * }
+ * }</pre>
+ */
+public final class NativeAllocator implements Allocator {
+    /** Allocations larger than this many bytes get a scope of their own, closed by {@link #free}. */
+    public static final long OWN_SCOPE_THRESHOLD = 256 * 1024;
+
+    private static final System.Logger LOG = System.getLogger(NativeAllocator.class.getName());
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final long SIZE_MASK = (1L << 60) - 1;
+    private static final long TRACKED = 1L << 62;
+
+    /** Which C allocator to call. */
+    public enum Kind {
+        /** The C library's malloc family. */
+        MALLOC,
+        /** mimalloc, loaded once for the process's lifetime; needs its shared library. */
+        MIMALLOC
+    }
+
+    private final String name;
+    private final Kind kind;
+    private final NativeFunctions functions;
+    private final Budget budget;
+    private final DebugMode debug;
+    private final int sampleRate;
+    private final AllocationTracker tracker;
+    private final Arena arena = Arena.ofShared();
+    private final AddressTable table = new AddressTable();
+    /** Scopes of allocations that have their own (large ones, and all of them in FULL mode). */
+    private final ConcurrentHashMap<Long, Arena> ownScopes = new ConcurrentHashMap<>();
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+    private volatile AllocationReport closingReport;
+
+    private NativeAllocator(Builder b, NativeFunctions functions) {
+        this.kind = b.kind;
+        this.functions = functions;
+        this.budget = b.budget;
+        this.debug = b.debug;
+        this.sampleRate = b.sampleRate;
+        this.name = b.name != null ? b.name : kind.name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMES.incrementAndGet();
+        this.tracker = debug == DebugMode.OFF ? null : new AllocationTracker(name, debug);
+    }
+
+    /**
+     * @return an allocator over the C library's malloc family, with the default debug mode and no budget
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     */
+    public static NativeAllocator malloc() {
+        return builder().kind(Kind.MALLOC).build();
+    }
+
+    /**
+     * @return an allocator over mimalloc, with the default debug mode and no budget
+     * @throws IllegalStateException    if mimalloc's shared library cannot be loaded; the message names
+     *                                  the Debian package libmimalloc2.0
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     */
+    public static NativeAllocator mimalloc() {
+        return builder().kind(Kind.MIMALLOC).build();
+    }
+
+    /** @return whether mimalloc's shared library could be loaded (it is loaded at most once per process) */
+    public static boolean isMimallocAvailable() {
+        return NativeFunctions.mimalloc().isPresent();
+    }
+
+    /**
+     * @return a builder with kind {@link Kind#MALLOC}, no budget, and the debug mode and sample rate
+     * of {@link DebugMode#defaultMode()} and {@link DebugMode#defaultSampleRate()}
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return which C allocator this one calls */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** @return the name used in messages and reports */
+    public String name() {
+        return name;
+    }
+
+    /** @return the debug mode */
+    public DebugMode debugMode() {
+        return debug;
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    @Override
+    public MemorySegment allocate(long byteSize, long byteAlignment) {
+        return allocate(byteSize, byteAlignment, true);
+    }
+
+    @Override
+    public MemorySegment allocateUninitialized(long byteSize, long byteAlignment) {
+        return allocate(byteSize, byteAlignment, false);
+    }
+
+    // reinterpret is restricted: the address comes from the C allocator with at least byteSize bytes.
+    @SuppressWarnings("restricted")
+    private MemorySegment allocate(long byteSize, long byteAlignment, boolean zero) {
+        Checks.sizeAndAlignment(byteSize, byteAlignment);
+        if (closed) {
+            throw Checks.closed(name);
+        }
+        boolean track = tracker != null && (debug == DebugMode.FULL || ThreadLocalRandom.current().nextInt(sampleRate) == 0);
+        if (budget != null) {
+            budget.reserve(byteSize);
+        }
+        long address;
+        try {
+            address = raw(Math.max(1, byteSize), byteAlignment, zero);
+        } catch (RuntimeException | Error e) {
+            releaseBudget(byteSize);
+            throw e;
+        }
+        if (address == 0) {
+            releaseBudget(byteSize);
+            throw new OutOfMemoryError(functions.name + " could not allocate " + byteSize + " bytes aligned to "
+                    + byteAlignment + " for allocator '" + name + "'");
+        }
+        Arena scope = arena;
+        if (track && debug == DebugMode.FULL || byteSize > OWN_SCOPE_THRESHOLD) {
+            scope = Arena.ofShared();
+            ownScopes.put(address, scope);
+        }
+        if (track) {
+            tracker.track(address, byteSize, scope == arena ? null : scope);
+        }
+        if (!table.put(address, byteSize | (track ? TRACKED : 0), byteSize)) {
+            // closed meanwhile: nothing was handed out
+            discard(address, byteSize);
+            throw Checks.closed(name);
+        }
+        return MemorySegment.ofAddress(address).reinterpret(byteSize, scope, null);
+    }
+
+    // reinterpret is restricted: the address was just allocated with at least size bytes.
+    @SuppressWarnings("restricted")
+    private long raw(long size, long alignment, boolean zero) {
+        if (alignment <= functions.mallocAlignment) {
+            return zero ? functions.calloc(size) : functions.malloc(size);
+        }
+        if (zero) {
+            long z = functions.zallocAligned(alignment, size);
+            if (z != 0) {
+                return z;
+            }
+        }
+        long address = functions.alignedAlloc(alignment, size);
+        if (address != 0 && zero) {
+            MemorySegment.ofAddress(address).reinterpret(size).fill((byte) 0);
+        }
+        return address;
+    }
+
+    private void discard(long address, long byteSize) {
+        Arena own = ownScopes.remove(address);
+        if (own != null) {
+            own.close();
+        }
+        if (tracker != null) {
+            tracker.untrack(address);
+        }
+        functions.free(address);
+        releaseBudget(byteSize);
+    }
+
+    private void releaseBudget(long bytes) {
+        if (budget != null && bytes > 0) {
+            budget.release(bytes);
+        }
+    }
+
+    @Override
+    public void free(MemorySegment segment) {
+        Objects.requireNonNull(segment, "segment");
+        if (closed) {
+            return;
+        }
+        long address = segment.address();
+        if (!segment.isNative() || address == 0) {
+            throw foreign(segment, "it is not a native segment");
+        }
+        long value = table.remove(address, (a, v) -> v & SIZE_MASK);
+        if (value < 0) {
+            if (closed) {
+                return;
+            }
+            if (tracker != null) {
+                throw tracker.badFree(address, segment.byteSize(), "or it was already freed");
+            }
+            throw new IllegalArgumentException("free of a segment that allocator '" + name
+                    + "' did not allocate, or already freed: 0x" + Long.toHexString(address) + " (" + segment.byteSize() + " bytes) was never allocated here, "
+                    + "is a slice of an allocation, or was already freed (DebugMode.FULL tells which, with stack traces)");
+        }
+        long size = value & SIZE_MASK;
+        if ((value & TRACKED) != 0) {
+            tracker.untrack(address);
+        }
+        Arena own = ownScopes.remove(address);
+        if (own != null) {
+            own.close();
+        }
+        functions.free(address);
+        releaseBudget(size);
+    }
+
+    private IllegalArgumentException foreign(MemorySegment segment, String why) {
+        String message = "free of a segment that allocator '" + name + "' did not allocate: " + segment + ", " + why;
+        if (tracker != null) {
+            tracker.problem(message);
+        }
+        return new IllegalArgumentException(message);
+    }
+
+    // ------------------------------------------------------------------ state
+
+    @Override
+    public long allocatedBytes() {
+        return table.bytes();
+    }
+
+    /** @return the requested bytes of the live allocations; the C allocator's own headers and caches are not visible */
+    @Override
+    public long footprintBytes() {
+        return table.bytes();
+    }
+
+    @Override
+    public AllocationReport report() {
+        AllocationReport atClose = closingReport;
+        if (atClose != null) {
+            return atClose;
+        }
+        return new AllocationReport(name, debug, table.bytes(), table.bytes(), table.count(),
+                tracker == null ? List.of() : tracker.leaks(), tracker == null ? List.of() : tracker.problems());
+    }
+
+    @Override
+    public MemorySegment.Scope scope() {
+        return arena.scope();
+    }
+
+    /**
+     * Reports live allocations (a WARNING through {@link System.Logger} and in {@link #report()}), makes
+     * every segment inaccessible, then frees all memory. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            AllocationReport before = report();
+            closed = true;
+            if (before.liveAllocations() > 0) {
+                LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
+            }
+            closingReport = before;
+            // every stale segment must throw before its memory goes back to the C allocator
+            arena.close();
+            long[] released = new long[1];
+            table.closeAndDrain((address, value) -> {
+                Arena own = ownScopes.remove(address);
+                if (own != null) {
+                    own.close();
+                }
+                functions.free(address);
+                released[0] += value & SIZE_MASK;
+                return 0;
+            });
+            if (tracker != null) {
+                tracker.clear();
+            }
+            releaseBudget(released[0]);
+            List<String> problems = new java.util.ArrayList<>(before.problems());
+            if (before.liveAllocations() > 0) {
+                problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
+                        + " bytes), freed by close");
+            }
+            closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NativeAllocator[" + name + ", " + functions.name + ", " + allocatedBytes() + " bytes live]";
+    }
+
+    /** Configures a {@link NativeAllocator}. Not thread-safe; build once. */
+    public static final class Builder {
+        private Kind kind = Kind.MALLOC;
+        private Budget budget;
+        private DebugMode debug = DebugMode.defaultMode();
+        private int sampleRate = DebugMode.defaultSampleRate();
+        private String name;
+
+        private Builder() {
+        }
+
+        /**
+         * @param kind which C allocator to call
+         * @return this builder
+         * @throws NullPointerException if {@code kind} is null
+         */
+        public Builder kind(Kind kind) {
+            this.kind = Objects.requireNonNull(kind, "kind");
+            return this;
+        }
+
+        /**
+         * @param budget charged the requested bytes of every allocation, released on free; refusals throw
+         *               {@link BudgetExceededException}. Null for none.
+         * @return this builder
+         */
+        public Builder budget(Budget budget) {
+            this.budget = budget;
+            return this;
+        }
+
+        /**
+         * @param mode what to record about allocations
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is null
+         */
+        public Builder debug(DebugMode mode) {
+            this.debug = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * @param rate N, where 1 allocation in N is tracked in {@link DebugMode#SAMPLED} mode (randomly chosen)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rate} is less than 1
+         */
+        public Builder sampleRate(int rate) {
+            this.sampleRate = Checks.sampleRate(rate);
+            return this;
+        }
+
+        /**
+         * @param name used in messages and reports
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is null
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder name(String name) {
+            this.name = Checks.name(name);
+            return this;
+        }
+
+        /**
+         * @return a new allocator
+         * @throws IllegalStateException if the kind is {@link Kind#MIMALLOC} and mimalloc cannot be loaded;
+         *                               the message names the Debian package libmimalloc2.0
+         */
+        public NativeAllocator build() {
+            NativeFunctions functions = kind == Kind.MALLOC ? NativeFunctions.libc()
+                    : NativeFunctions.mimalloc().orElseThrow(() -> new IllegalStateException(NativeFunctions.mimallocProblem()));
+            return new NativeAllocator(this, functions);
+        }
+    }
+}

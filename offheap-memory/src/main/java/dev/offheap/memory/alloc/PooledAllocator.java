@@ -1,0 +1,833 @@
+package dev.offheap.memory.alloc;
+
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.BudgetExceededException;
+import dev.offheap.memory.MemoryManager;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A general-purpose pooled {@link Allocator}: any size, freed in any order from any thread, with a
+ * fast path that touches only the calling thread's own cache.
+ *
+ * <h2>Design</h2>
+ * <ul>
+ *   <li><b>One address range.</b> The allocator reserves {@linkplain Builder#capacity(long) capacity}
+ *       bytes of address space at build time (inaccessible, costing no memory) and makes it usable 64
+ *       KiB unit by unit. Every segment it hands out is a slice of one segment over that range, in the
+ *       allocator's shared scope: creating one costs an object, not a scope, and {@link #close()}
+ *       closes the scope once, which makes every segment inaccessible. Freeing finds a block's span
+ *       from its address with a subtraction, a shift and two array loads; an address outside the range
+ *       is foreign, found with one comparison.</li>
+ *   <li><b>Size classes</b> (16 bytes to 64 KiB, at most 25% rounding) are carved from spans of units;
+ *       larger requests get a run of whole units. Alignments up to 64 KiB come from a class that is a
+ *       multiple of the alignment; larger ones from an over-sized run.</li>
+ *   <li><b>Per-thread caches.</b> Each thread keeps a stack of free blocks per class. Allocation pops,
+ *       free pushes onto the <em>freeing</em> thread's cache (as tcmalloc does), and only when a cache is
+ *       empty or full does a batch move to or from the class's central pool under its lock: no atomic
+ *       instruction on the fast path. Caches are found by thread id in a small table. The caches of
+ *       threads that ended (platform or virtual) are swept back into the central pools every 64 new
+ *       caches, on {@link #trim()} and when idle, so many short-lived threads do not leak memory.</li>
+ *   <li><b>Giving memory back.</b> A span whose blocks are all free returns to the range; free units
+ *       are given back to the system ({@code madvise(MADV_DONTNEED)}) by {@link #trim()}, when the
+ *       allocator has been idle for {@linkplain Builder#idleRelease(Duration) a while}, and when a budget
+ *       would otherwise refuse. The pool shrinks. Units are never unmapped before close, so a stale
+ *       segment can read old or zero bytes but never fault the JVM.</li>
+ *   <li><b>Zeroing.</b> {@link #allocate} zeroes (skipped for large runs the system just handed out
+ *       zeroed); {@link #allocateUninitialized} and the {@code allocateFrom} family do not.</li>
+ *   <li><b>Budget.</b> A budget is charged per 64 KiB unit of {@link #footprintBytes()}, not per
+ *       allocation: the first allocation of a fresh span charges 64 KiB or more, later ones in it
+ *       nothing, and the charge goes back when units are given back to the system. The budget
+ *       therefore limits the memory really held, which may exceed {@link #allocatedBytes()} by the
+ *       free blocks in caches and spans.</li>
+ *   <li><b>MemoryManager.</b> With {@linkplain Builder#memoryManager(MemoryManager) a manager},
+ *       requests above 64 KiB that fit in one of its pages are served by a page (accounted by the
+ *       manager, with the page's scope and access mode); larger ones still come from the range.</li>
+ * </ul>
+ *
+ * <h2>Safety</h2>
+ * Foreign segments, slices that do not start a block, and segments larger than their block are
+ * refused with {@link IllegalArgumentException}. In {@link DebugMode#OFF} a double free is detected
+ * when the block is still on top of the freeing thread's cache or back in the central pool
+ * ({@link IllegalStateException}), or later when a cache returns it (recorded in {@link #report()},
+ * the second copy dropped); a double free that is not detected can hand the block to two users, as
+ * in C. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
+ * detection and stack traces for those; {@link DebugMode#FULL} tracks every allocation, and each
+ * segment has a scope of its own that {@link #free} closes, so a use after free throws.
+ *
+ * <h2>Threading</h2>
+ * All methods are thread-safe. Segments are accessible from every thread. {@link #trim()} returns the
+ * calling thread's cache and those of ended threads; the caches of other live threads (at most 128
+ * KiB per size class each) stay with them until they overflow, or until those threads end.
+ */
+public final class PooledAllocator implements Allocator {
+    /** Address space reserved when no capacity is configured: 16 GiB. */
+    public static final long DEFAULT_CAPACITY = 16L << 30;
+    /** Idle time after which cached memory is given back when none is configured: 10 seconds. */
+    public static final Duration DEFAULT_IDLE_RELEASE = Duration.ofSeconds(10);
+
+    private static final System.Logger LOG = System.getLogger(PooledAllocator.class.getName());
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final int CACHE_TABLE_SIZE = 256;
+    private static final int SWEEP_EVERY_NEW_CACHES = 64;
+    /** Alignments 1, 2, 4, 8 and 16 as bits of a mask, to test the fast path's alignment with a shift. */
+    private static final long FAST_ALIGNMENTS = (1L << 1) | (1L << 2) | (1L << 4) | (1L << 8) | (1L << 16);
+
+    private final String name;
+    private final Budget budget;
+    private final DebugMode debug;
+    private final int sampleRate;
+    private final AllocationTracker tracker;
+    private final MemoryManager memoryManager;
+    private final ManagerOwner managerOwner;
+    private final UnitRange range;
+    private final long base;
+    private final long capacity;
+    private final Arena arena = Arena.ofShared();
+    /** The whole range as one segment; every block is a slice of it. */
+    private final MemorySegment region;
+    private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
+
+    private final ThreadCache[] cacheTable = new ThreadCache[CACHE_TABLE_SIZE];
+    private final ThreadLocal<ThreadCache> localCache = new ThreadLocal<>();
+    private final Object registryLock = new Object();
+    private final List<ThreadCache> caches = new ArrayList<>();
+    private long cachesCreated;
+    /** Counters of swept caches. Guarded by registryLock. */
+    private long sweptAllocatedBytes;
+    private long sweptLiveAllocations;
+
+    /** Allocations outside the thread caches: large, tracked, manager pages. */
+    private final AtomicLong slowAllocatedBytes = new AtomicLong();
+    private final AtomicLong slowLiveAllocations = new AtomicLong();
+    private final ConcurrentHashMap<Long, ManagerBlock> managerBlocks = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<MemorySegment> deferredPages = new ConcurrentLinkedQueue<>();
+    private final AtomicLong managerBytes = new AtomicLong();
+
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+    private volatile AllocationReport closingReport;
+    /** Changes on every slow-path operation; the idle releaser compares it between ticks. */
+    private volatile long activity;
+    private long activityAtLastTick = -1;
+    private final ScheduledFuture<?> idleTask;
+
+    private record ManagerBlock(MemorySegment page, long size) {
+    }
+
+    /** The owner of this allocator's pages in a MemoryManager; identity, with a readable name. */
+    private static final class ManagerOwner {
+        private final String name;
+
+        ManagerOwner(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String toString() {
+            return "pooled allocator '" + name + "'";
+        }
+    }
+
+    private PooledAllocator(Builder b) {
+        this.name = b.name != null ? b.name : "pooled-" + NAMES.incrementAndGet();
+        this.budget = b.budget;
+        this.debug = b.debug;
+        this.sampleRate = debug == DebugMode.FULL ? 1 : b.sampleRate;
+        this.tracker = new AllocationTracker(name, debug);
+        this.memoryManager = b.memoryManager;
+        this.managerOwner = new ManagerOwner(name);
+        this.range = new UnitRange(b.capacity, budget, name);
+        this.base = range.base;
+        this.capacity = b.capacity;
+        this.region = reinterpretRange(range.base, b.capacity, arena);
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            pools[c] = new SizeClassPool(c, range);
+        }
+        this.idleTask = b.idleRelease.isZero() ? null : IdleReleaser.schedule(this, b.idleRelease);
+    }
+
+    // reinterpret is restricted: the range was just reserved with exactly this size, and units are
+    // made accessible before any block in them is handed out.
+    @SuppressWarnings("restricted")
+    private static MemorySegment reinterpretRange(long address, long size, Arena arena) {
+        return MemorySegment.ofAddress(address).reinterpret(size, arena, null);
+    }
+
+    /**
+     * @return a pooled allocator with the defaults: no budget, no memory manager, the default debug
+     * mode, {@link #DEFAULT_CAPACITY} and {@link #DEFAULT_IDLE_RELEASE}
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     * @throws OutOfMemoryError         if the address range cannot be reserved
+     */
+    public static PooledAllocator create() {
+        return builder().build();
+    }
+
+    /**
+     * @return a builder with the defaults of {@link #create()}
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the name used in messages and reports */
+    public String name() {
+        return name;
+    }
+
+    /** @return the debug mode */
+    public DebugMode debugMode() {
+        return debug;
+    }
+
+    /** @return the bytes of address space reserved, the most {@link #footprintBytes()} can reach (pages of a memory manager aside) */
+    public long capacity() {
+        return capacity;
+    }
+
+    // =================================================================== allocation
+
+    @Override
+    public MemorySegment allocate(long byteSize, long byteAlignment) {
+        if (Long.compareUnsigned(byteSize, SizeClasses.MAX_SMALL) <= 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
+                && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
+            ThreadCache tc = cache();
+            int c = SizeClasses.of(byteSize);
+            int n = tc.counts[c] - 1;
+            if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
+                long address = tc.blocks[c][n];
+                tc.counts[c] = n;
+                tc.allocatedBytes += byteSize;
+                tc.liveAllocations++;
+                return region.asSlice(address - base, byteSize).fill((byte) 0);
+            }
+        }
+        return allocateSlow(byteSize, byteAlignment, true);
+    }
+
+    @Override
+    public MemorySegment allocateUninitialized(long byteSize, long byteAlignment) {
+        if (Long.compareUnsigned(byteSize, SizeClasses.MAX_SMALL) <= 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
+                && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
+            ThreadCache tc = cache();
+            int c = SizeClasses.of(byteSize);
+            int n = tc.counts[c] - 1;
+            if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
+                long address = tc.blocks[c][n];
+                tc.counts[c] = n;
+                tc.allocatedBytes += byteSize;
+                tc.liveAllocations++;
+                return region.asSlice(address - base, byteSize);
+            }
+        }
+        return allocateSlow(byteSize, byteAlignment, false);
+    }
+
+    private MemorySegment allocateSlow(long byteSize, long byteAlignment, boolean zero) {
+        Checks.sizeAndAlignment(byteSize, byteAlignment);
+        if (closed) {
+            throw Checks.closed(name);
+        }
+        activity++;
+        ThreadCache tc = cache();
+        if (byteSize > SizeClasses.MAX_SMALL || byteAlignment > SizeClasses.MAX_SMALL) {
+            return allocateLarge(byteSize, byteAlignment, zero);
+        }
+        int c = SizeClasses.of(byteSize, byteAlignment);
+        if (debug == DebugMode.FULL) {
+            return allocateTracked(c, byteSize, zero);
+        }
+        if (tc.sampleCountdown <= 0) {
+            tc.sampleCountdown = countdownStart();
+            if (debug == DebugMode.SAMPLED) {
+                return allocateTracked(c, byteSize, zero);
+            }
+        }
+        long[] bin = tc.bin(c);
+        if (tc.counts[c] == 0) {
+            tc.counts[c] = pools[c].fetch(bin, bin.length / 2);
+        }
+        int n = --tc.counts[c];
+        long address = bin[n];
+        tc.allocatedBytes += byteSize;
+        tc.liveAllocations++;
+        MemorySegment segment = region.asSlice(address - base, byteSize);
+        return zero ? segment.fill((byte) 0) : segment;
+    }
+
+    private int countdownStart() {
+        return debug == DebugMode.OFF ? Integer.MAX_VALUE : sampleRate;
+    }
+
+    // reinterpret is restricted: the block has at least byteSize bytes and lives until freed, when its own scope closes.
+    @SuppressWarnings("restricted")
+    private MemorySegment allocateTracked(int sizeClass, long byteSize, boolean zero) {
+        long address = pools[sizeClass].fetchTracked();
+        Arena own = debug == DebugMode.FULL ? Arena.ofShared() : null;
+        tracker.track(address, byteSize, own);
+        slowAllocatedBytes.addAndGet(byteSize);
+        slowLiveAllocations.incrementAndGet();
+        MemorySegment segment = own != null ? MemorySegment.ofAddress(address).reinterpret(byteSize, own, null)
+                : region.asSlice(address - base, byteSize);
+        return zero ? segment.fill((byte) 0) : segment;
+    }
+
+    // reinterpret is restricted: the run has at least byteSize bytes past the aligned address.
+    @SuppressWarnings("restricted")
+    private MemorySegment allocateLarge(long byteSize, long byteAlignment, boolean zero) {
+        if (memoryManager != null && byteSize <= memoryManager.pageSize()) {
+            MemorySegment fromPage = allocateFromManager(byteSize, byteAlignment, zero);
+            if (fromPage != null) {
+                return fromPage;
+            }
+        }
+        long extra = Math.max(0, byteAlignment - UnitRange.UNIT_BYTES);
+        long bytes = Math.max(1, byteSize) + extra;
+        if (bytes < 0 || bytes > capacity) {
+            throw new OutOfMemoryError("pooled allocator '" + name + "' cannot allocate " + byteSize + " bytes aligned to "
+                    + byteAlignment + ": more than its capacity of " + capacity + " bytes");
+        }
+        int units = (int) ((bytes + UnitRange.UNIT_BYTES - 1) >>> UnitRange.UNIT_SHIFT);
+        UnitRange.Allocation allocation = range.allocate(units, -1, false);
+        Span span = allocation.span();
+        long address = (span.base + byteAlignment - 1) & -byteAlignment;
+        boolean track = debug == DebugMode.FULL
+                || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0;
+        Arena own = track && debug == DebugMode.FULL ? Arena.ofShared() : null;
+        range.markLarge(span, address, byteSize, own);
+        if (track) {
+            tracker.track(address, byteSize, own);
+        }
+        slowAllocatedBytes.addAndGet(byteSize);
+        slowLiveAllocations.incrementAndGet();
+        MemorySegment segment = own != null ? MemorySegment.ofAddress(address).reinterpret(byteSize, own, null)
+                : region.asSlice(address - base, byteSize);
+        return zero && !allocation.zeroed() ? segment.fill((byte) 0) : segment;
+    }
+
+    private MemorySegment allocateFromManager(long byteSize, long byteAlignment, boolean zero) {
+        releaseDeferredPages();
+        MemorySegment page = memoryManager.allocatePage(managerOwner);
+        if ((page.address() & (byteAlignment - 1)) != 0) {
+            memoryManager.release(page);
+            return null;
+        }
+        MemorySegment segment = page.asSlice(0, byteSize);
+        managerBlocks.put(page.address(), new ManagerBlock(page, byteSize));
+        managerBytes.addAndGet(page.byteSize());
+        slowAllocatedBytes.addAndGet(byteSize);
+        slowLiveAllocations.incrementAndGet();
+        return zero ? segment.fill((byte) 0) : segment;
+    }
+
+    // =================================================================== free
+
+    @Override
+    public void free(MemorySegment segment) {
+        long address = Objects.requireNonNull(segment, "segment").address();
+        long offset = address - base;
+        if (Long.compareUnsigned(offset, capacity) < 0 && segment.isNative()) {
+            Span span = range.spanAt(offset);
+            if (span != null && span.sizeClass >= 0 && !span.tracked) {
+                long size = segment.byteSize();
+                if (span.blockIndex(address - span.base) >= 0 && size <= span.blockSize) {
+                    ThreadCache tc = cache();
+                    int c = span.sizeClass;
+                    long[] bin = tc.blocks[c];
+                    int n = tc.counts[c];
+                    if (bin != null && n < bin.length && (n == 0 || bin[n - 1] != address)) {
+                        bin[n] = address;
+                        tc.counts[c] = n + 1;
+                        tc.allocatedBytes -= size;
+                        tc.liveAllocations--;
+                        return;
+                    }
+                }
+            }
+        }
+        freeSlow(segment);
+    }
+
+    private void freeSlow(MemorySegment segment) {
+        if (closed) {
+            return;
+        }
+        activity++;
+        long address = segment.address();
+        long offset = address - base;
+        if (!segment.isNative() || Long.compareUnsigned(offset, capacity) >= 0) {
+            if (memoryManager != null && segment.isNative()) {
+                ManagerBlock block = managerBlocks.remove(address);
+                if (block != null) {
+                    freeManagerBlock(block);
+                    return;
+                }
+            }
+            throw notAllocatedHere(segment, "it lies outside this allocator's memory");
+        }
+        Span span = range.spanAt(offset);
+        if (span == null) {
+            throw notLive(segment, "no allocation of this allocator is there now");
+        }
+        if (span.sizeClass < 0) {
+            Span.LargeRelease released = range.freeLarge(span, address);
+            if (released == null) {
+                throw notLive(segment, "it does not start a live allocation");
+            }
+            if (released.ownScope() != null) {
+                released.ownScope().close();
+            }
+            if (released.ownScope() != null || tracker.isTracked(address)) {
+                tracker.untrack(address);
+            }
+            slowAllocatedBytes.addAndGet(-released.size());
+            slowLiveAllocations.decrementAndGet();
+            return;
+        }
+        int index = span.blockIndex(address - span.base);
+        if (index < 0) {
+            throw notAllocatedHere(segment, "it does not start a block (a slice of an allocation?)");
+        }
+        if (segment.byteSize() > span.blockSize) {
+            throw notAllocatedHere(segment, "it is larger than its block of " + span.blockSize + " bytes");
+        }
+        SizeClassPool pool = pools[span.sizeClass];
+        if (span.tracked) {
+            AllocationTracker.Tracked t = tracker.untrack(address);
+            if (t == null) {
+                throw tracker.badFree(address, segment.byteSize(), "or it was already freed");
+            }
+            if (t.arena() != null) {
+                t.arena().close();
+            }
+            pool.giveBackTracked(span, index);
+            slowAllocatedBytes.addAndGet(-t.size());
+            slowLiveAllocations.decrementAndGet();
+            return;
+        }
+        ThreadCache tc = cache();
+        int c = span.sizeClass;
+        long[] bin = tc.bin(c);
+        int n = tc.counts[c];
+        if (n > 0 && bin[n - 1] == address || pool.isFree(span, index)) {
+            String message = "double free in allocator '" + name + "' of the segment at 0x" + Long.toHexString(address)
+                    + " (" + segment.byteSize() + " bytes): the block is already free (DebugMode.FULL reports both stack traces)";
+            tracker.problem(message);
+            throw new IllegalStateException(message);
+        }
+        if (n == bin.length) {
+            int half = bin.length / 2;
+            pool.giveBack(bin, 0, half, tracker);
+            System.arraycopy(bin, half, bin, 0, n - half);
+            n -= half;
+        }
+        bin[n] = address;
+        tc.counts[c] = n + 1;
+        tc.allocatedBytes -= segment.byteSize();
+        tc.liveAllocations--;
+    }
+
+    private void freeManagerBlock(ManagerBlock block) {
+        slowAllocatedBytes.addAndGet(-block.size());
+        slowLiveAllocations.decrementAndGet();
+        try {
+            memoryManager.release(block.page());
+            managerBytes.addAndGet(-block.page().byteSize());
+        } catch (WrongThreadException e) {
+            // a CONFINED manager's page: only its allocating thread (or releaseAll at close) can release it
+            deferredPages.add(block.page());
+        }
+    }
+
+    private void releaseDeferredPages() {
+        for (int i = deferredPages.size(); i > 0; i--) {
+            MemorySegment page = deferredPages.poll();
+            if (page == null) {
+                return;
+            }
+            try {
+                memoryManager.release(page);
+                managerBytes.addAndGet(-page.byteSize());
+            } catch (WrongThreadException e) {
+                deferredPages.add(page);
+            }
+        }
+    }
+
+    private IllegalArgumentException notAllocatedHere(MemorySegment segment, String why) {
+        String message = "free of a segment that allocator '" + name + "' did not allocate: " + segment + ": " + why;
+        tracker.problem(message);
+        return new IllegalArgumentException(message);
+    }
+
+    private RuntimeException notLive(MemorySegment segment, String why) {
+        if (debug != DebugMode.OFF) {
+            return tracker.badFree(segment.address(), segment.byteSize(), why);
+        }
+        String message = "free of a segment that is not a live allocation of allocator '" + name + "': " + segment + ": " + why
+                + " (never allocated here, or already freed)";
+        tracker.problem(message);
+        return new IllegalArgumentException(message);
+    }
+
+    // =================================================================== thread caches
+
+    private ThreadCache cache() {
+        Thread t = Thread.currentThread();
+        ThreadCache c = cacheTable[(int) t.threadId() & (CACHE_TABLE_SIZE - 1)];
+        if (c != null && c.thread == t) {
+            return c;
+        }
+        return cacheSlow(t);
+    }
+
+    private ThreadCache cacheSlow(Thread t) {
+        ThreadCache c = localCache.get();
+        if (c == null) {
+            c = new ThreadCache(t, countdownStart());
+            localCache.set(c);
+            synchronized (registryLock) {
+                caches.add(c);
+                if (++cachesCreated % SWEEP_EVERY_NEW_CACHES == 0) {
+                    sweepDeadCaches();
+                }
+            }
+        }
+        int slot = (int) t.threadId() & (CACHE_TABLE_SIZE - 1);
+        ThreadCache there = cacheTable[slot];
+        if (there == null || !there.thread.isAlive()) {
+            synchronized (registryLock) {
+                if (cacheTable[slot] == there) {
+                    cacheTable[slot] = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Returns the blocks of caches whose thread has ended to the central pools. Holds registryLock. */
+    private void sweepDeadCaches() {
+        for (int i = caches.size() - 1; i >= 0; i--) {
+            ThreadCache c = caches.get(i);
+            // Thread termination happens-before isAlive() returning false: the cache's last writes are visible.
+            if (!c.thread.isAlive()) {
+                flush(c);
+                sweptAllocatedBytes += c.allocatedBytes;
+                sweptLiveAllocations += c.liveAllocations;
+                caches.set(i, caches.getLast());
+                caches.removeLast();
+                int slot = (int) c.thread.threadId() & (CACHE_TABLE_SIZE - 1);
+                if (cacheTable[slot] == c) {
+                    cacheTable[slot] = null;
+                }
+            }
+        }
+    }
+
+    /** Returns all cached blocks of {@code c}; only its own thread, or anyone once that thread ended. */
+    private void flush(ThreadCache c) {
+        for (int k = 0; k < SizeClasses.COUNT; k++) {
+            if (c.counts[k] > 0) {
+                pools[k].giveBack(c.blocks[k], 0, c.counts[k], tracker);
+                c.counts[k] = 0;
+            }
+        }
+    }
+
+    /** @return the number of thread caches not yet swept (live threads, and ended ones not swept yet) */
+    public int threadCacheCount() {
+        synchronized (registryLock) {
+            return caches.size();
+        }
+    }
+
+    // =================================================================== giving memory back
+
+    /**
+     * Gives cached and free memory back to the system now: the calling thread's cache and those of
+     * ended threads go back to the central pools, spans whose blocks are all free go back to the
+     * range, and free units are given back to the system. Afterwards {@link #footprintBytes()} counts
+     * live blocks, the spans they keep, and the caches of other live threads. Does nothing once closed.
+     */
+    public void trim() {
+        if (closed) {
+            return;
+        }
+        activity++;
+        ThreadCache own = cache();
+        flush(own);
+        releaseUnused();
+        if (memoryManager != null) {
+            releaseDeferredPages();
+        }
+    }
+
+    private void releaseUnused() {
+        synchronized (registryLock) {
+            sweepDeadCaches();
+        }
+        for (SizeClassPool pool : pools) {
+            pool.releaseSpare();
+        }
+        range.purgeFree();
+    }
+
+    /** Called by the idle releaser: gives memory back if nothing went through a slow path since the last tick. */
+    void releaseIfIdle() {
+        long now = activity;
+        if (now == activityAtLastTick && !closed) {
+            releaseUnused();
+        }
+        activityAtLastTick = now;
+    }
+
+    /** One daemon thread for all pooled allocators, holding each weakly. */
+    private static final class IdleReleaser {
+        private static final ScheduledThreadPoolExecutor EXECUTOR = executor();
+
+        private static ScheduledThreadPoolExecutor executor() {
+            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "offheap-pooled-allocator-idle-release");
+                t.setDaemon(true);
+                return t;
+            });
+            e.setRemoveOnCancelPolicy(true);
+            return e;
+        }
+
+        static ScheduledFuture<?> schedule(PooledAllocator allocator, Duration period) {
+            WeakReference<PooledAllocator> ref = new WeakReference<>(allocator);
+            long nanos = Math.max(1_000_000L, period.toNanos());
+            return EXECUTOR.scheduleWithFixedDelay(() -> {
+                PooledAllocator a = ref.get();
+                if (a == null) {
+                    // unreachable without close(): stop ticking (an exception ends a periodic task)
+                    throw new IllegalStateException("allocator gone");
+                }
+                try {
+                    a.releaseIfIdle();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "idle release of allocator '" + a.name + "' failed", e);
+                }
+            }, nanos, nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    // =================================================================== state
+
+    @Override
+    public long allocatedBytes() {
+        long sum = slowAllocatedBytes.get();
+        synchronized (registryLock) {
+            sum += sweptAllocatedBytes;
+            for (ThreadCache c : caches) {
+                sum += c.allocatedBytes;
+            }
+        }
+        return Math.max(0, sum);
+    }
+
+    private long liveAllocations() {
+        long sum = slowLiveAllocations.get();
+        synchronized (registryLock) {
+            sum += sweptLiveAllocations;
+            for (ThreadCache c : caches) {
+                sum += c.liveAllocations;
+            }
+        }
+        return Math.max(0, sum);
+    }
+
+    /**
+     * @return bytes of units this allocator holds (spans with live or cached blocks, and free units not
+     * yet given back), plus the pages it holds from its memory manager
+     */
+    @Override
+    public long footprintBytes() {
+        return range.footprintBytes() + managerBytes.get();
+    }
+
+    @Override
+    public AllocationReport report() {
+        AllocationReport atClose = closingReport;
+        if (atClose != null) {
+            return atClose;
+        }
+        return new AllocationReport(name, debug, allocatedBytes(), footprintBytes(), liveAllocations(),
+                debug == DebugMode.OFF ? List.of() : tracker.leaks(), tracker.problems());
+    }
+
+    @Override
+    public MemorySegment.Scope scope() {
+        return arena.scope();
+    }
+
+    /**
+     * Reports live allocations (a WARNING through {@link System.Logger}, and in {@link #report()}),
+     * makes every segment inaccessible, and gives the whole range back to the system. Closing twice does
+     * nothing.
+     */
+    @Override
+    public void close() {
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            AllocationReport before = report();
+            closed = true;
+            if (idleTask != null) {
+                idleTask.cancel(false);
+            }
+            List<String> problems = new ArrayList<>(before.problems());
+            if (before.liveAllocations() > 0) {
+                problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
+                        + " bytes), freed by close");
+                LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
+            }
+            // every segment must be inaccessible before the memory behind it goes away
+            arena.close();
+            for (AllocationTracker.Tracked t : tracker.liveAllocations()) {
+                if (t.arena() != null) {
+                    t.arena().close();
+                }
+            }
+            tracker.clear();
+            if (memoryManager != null) {
+                memoryManager.releaseAll(managerOwner);
+                managerBytes.set(0);
+            }
+            range.close();
+            closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
+        }
+    }
+
+    /** @return whether {@link #close()} was called */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "PooledAllocator[" + name + ", " + allocatedBytes() + " bytes live, " + footprintBytes() + " bytes footprint]";
+    }
+
+    /** Configures a {@link PooledAllocator}. Not thread-safe; build once. */
+    public static final class Builder {
+        private Budget budget;
+        private MemoryManager memoryManager;
+        private DebugMode debug = DebugMode.defaultMode();
+        private int sampleRate = DebugMode.defaultSampleRate();
+        private Duration idleRelease = DEFAULT_IDLE_RELEASE;
+        private long capacity = DEFAULT_CAPACITY;
+        private String name;
+
+        private Builder() {
+        }
+
+        /**
+         * @param budget charged per 64 KiB unit of footprint (see the class description); refusals throw
+         *               {@link BudgetExceededException}. Null for none.
+         * @return this builder
+         */
+        public Builder budget(Budget budget) {
+            this.budget = budget;
+            return this;
+        }
+
+        /**
+         * @param manager serves requests above 64 KiB that fit in one of its pages; null for none
+         * @return this builder
+         */
+        public Builder memoryManager(MemoryManager manager) {
+            this.memoryManager = manager;
+            return this;
+        }
+
+        /**
+         * @param mode what to record about allocations
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is null
+         */
+        public Builder debug(DebugMode mode) {
+            this.debug = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * @param rate N, where every N-th allocation of a thread is tracked in {@link DebugMode#SAMPLED} mode
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rate} is less than 1
+         */
+        public Builder sampleRate(int rate) {
+            this.sampleRate = Checks.sampleRate(rate);
+            return this;
+        }
+
+        /**
+         * @param idle how long the allocator must see no slow-path activity before cached and free memory
+         *             is given back to the system; {@link Duration#ZERO} for never (then only {@link #trim()} does)
+         * @return this builder
+         * @throws NullPointerException     if {@code idle} is null
+         * @throws IllegalArgumentException if {@code idle} is negative
+         */
+        public Builder idleRelease(Duration idle) {
+            Objects.requireNonNull(idle, "idle");
+            if (idle.isNegative()) {
+                throw new IllegalArgumentException("idle release period must not be negative, was " + idle);
+            }
+            this.idleRelease = idle;
+            return this;
+        }
+
+        /**
+         * @param bytes address space to reserve, a multiple of 64 KiB from 1 MiB to 1 TiB; it costs no
+         *              memory until used (the allocator keeps 1 byte of state per 64 KiB of it on the heap),
+         *              and caps the allocator's footprint
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is out of range or not a multiple of 64 KiB
+         */
+        public Builder capacity(long bytes) {
+            if (bytes < (1L << 20) || bytes > (1L << 40) || (bytes & (UnitRange.UNIT_BYTES - 1)) != 0) {
+                throw new IllegalArgumentException("capacity must be a multiple of 64 KiB from 1 MiB to 1 TiB, was "
+                        + bytes + " bytes");
+            }
+            this.capacity = bytes;
+            return this;
+        }
+
+        /**
+         * @param name used in messages and reports
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is null
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder name(String name) {
+            this.name = Checks.name(name);
+            return this;
+        }
+
+        /**
+         * @return a new allocator
+         * @throws OutOfMemoryError if the address range cannot be reserved
+         */
+        public PooledAllocator build() {
+            return new PooledAllocator(this);
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package dev.offheap.memory.alloc;
+
+/**
+ * The central pool of one size class of a {@link PooledAllocator}: its spans with free blocks,
+ * from which thread caches take blocks in batches and to which they return them in batches. One
+ * lock per class; a thread touches it once per batch, not per allocation.
+ *
+ * <p>A span whose blocks are all back here is returned to the {@link UnitRange} at once, except
+ * the last one of its class, kept as a spare so that a thread allocating and freeing around a batch
+ * boundary does not map and unmap a span each time; {@link #releaseSpare()} gives the spare back.
+ */
+final class SizeClassPool {
+    final int sizeClass;
+    private final UnitRange range;
+    private final int spanUnits;
+    /** Spans with at least one free block, most recently used first; untracked and tracked apart. */
+    private Span partial;
+    private Span trackedPartial;
+    private int spans;
+    /** Double frees found when blocks came back from thread caches (OFF mode's only later check). */
+    private long doubleFrees;
+
+    SizeClassPool(int sizeClass, UnitRange range) {
+        this.sizeClass = sizeClass;
+        this.range = range;
+        long size = SizeClasses.SIZE[sizeClass];
+        // at least 8 blocks per span, so the largest classes still amortize a span over several blocks
+        this.spanUnits = (int) Math.max(1, (size * 8 + UnitRange.UNIT_BYTES - 1) >>> UnitRange.UNIT_SHIFT);
+    }
+
+    /**
+     * Fills {@code into[0..want)} with addresses of free blocks.
+     *
+     * @return how many were filled (all of {@code want} unless an exception is thrown)
+     */
+    synchronized int fetch(long[] into, int want) {
+        int got = 0;
+        try {
+            while (got < want) {
+                Span span = partial;
+                if (span == null) {
+                    span = newSpan(false);
+                }
+                while (got < want && span.freeCount > 0) {
+                    into[got++] = span.blockAddress(span.take());
+                }
+                if (span.freeCount == 0) {
+                    unlink(span, false);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            if (got > 0) {
+                giveBack(into, 0, got, null);
+            }
+            throw e;
+        }
+        return got;
+    }
+
+    /** Takes one block from a tracked span. @return its address */
+    synchronized long fetchTracked() {
+        Span span = trackedPartial;
+        if (span == null) {
+            span = newSpan(true);
+        }
+        long address = span.blockAddress(span.take());
+        if (span.freeCount == 0) {
+            unlink(span, true);
+        }
+        return address;
+    }
+
+    /**
+     * Returns blocks from a thread cache. A block that is already free here was freed twice; it is
+     * skipped (so it is never handed out twice from here) and reported to {@code tracker}.
+     */
+    synchronized void giveBack(long[] addresses, int from, int count, AllocationTracker tracker) {
+        for (int i = from; i < from + count; i++) {
+            long address = addresses[i];
+            Span span = range.spanAt(address - range.base);
+            int index = span.blockIndex(address - span.base);
+            if (!span.giveBack(index)) {
+                doubleFrees++;
+                if (tracker != null) {
+                    tracker.problem("double free in allocator of the block at 0x" + Long.toHexString(address) + " ("
+                            + span.blockSize + "-byte class), found when a thread cache returned it; the second copy was dropped");
+                }
+                continue;
+            }
+            afterGiveBack(span);
+        }
+    }
+
+    /**
+     * Returns one tracked block.
+     *
+     * @return false if it was already free (a double free; nothing changes)
+     */
+    synchronized boolean giveBackTracked(Span span, int index) {
+        if (!span.giveBack(index)) {
+            return false;
+        }
+        afterGiveBack(span);
+        return true;
+    }
+
+    synchronized boolean isFree(Span span, int index) {
+        return span.isBlockFree(index);
+    }
+
+    private void afterGiveBack(Span span) {
+        if (!span.listed) {
+            link(span);
+        }
+        if (span.freeCount == span.blocks && spans > 1) {
+            unlink(span, span.tracked);
+            spans--;
+            range.free(span);
+        }
+    }
+
+    /** Returns the spare span if all of its blocks are free. */
+    synchronized void releaseSpare() {
+        releaseEmpty(false);
+        releaseEmpty(true);
+    }
+
+    private void releaseEmpty(boolean tracked) {
+        Span s = tracked ? trackedPartial : partial;
+        while (s != null) {
+            Span next = s.next;
+            if (s.freeCount == s.blocks) {
+                unlink(s, tracked);
+                spans--;
+                range.free(s);
+            }
+            s = next;
+        }
+    }
+
+    synchronized long doubleFrees() {
+        return doubleFrees;
+    }
+
+    private Span newSpan(boolean tracked) {
+        Span span = range.allocate(spanUnits, sizeClass, tracked).span();
+        spans++;
+        link(span);
+        return span;
+    }
+
+    private void link(Span span) {
+        if (span.tracked) {
+            span.next = trackedPartial;
+            if (trackedPartial != null) {
+                trackedPartial.prev = span;
+            }
+            trackedPartial = span;
+        } else {
+            span.next = partial;
+            if (partial != null) {
+                partial.prev = span;
+            }
+            partial = span;
+        }
+        span.prev = null;
+        span.listed = true;
+    }
+
+    private void unlink(Span span, boolean tracked) {
+        if (!span.listed) {
+            return;
+        }
+        if (span.prev != null) {
+            span.prev.next = span.next;
+        } else if (tracked) {
+            trackedPartial = span.next;
+        } else {
+            partial = span.next;
+        }
+        if (span.next != null) {
+            span.next.prev = span.prev;
+        }
+        span.prev = null;
+        span.next = null;
+        span.listed = false;
+    }
+}

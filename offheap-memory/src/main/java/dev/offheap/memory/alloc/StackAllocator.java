@@ -1,0 +1,620 @@
+package dev.offheap.memory.alloc;
+
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.BudgetExceededException;
+
+import java.lang.foreign.AddressLayout;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Per-thread stacks of native memory in the style of LWJGL's {@code MemoryStack}: push a
+ * {@link Frame}, allocate from it by bumping a pointer, and pop everything at once with
+ * try-with-resources.
+ *
+ * <pre>{@code
+ * try (StackAllocator.Frame frame = StackAllocator.push()) {
+ *     MemorySegment name = frame.allocateFrom("config.json");
+ *     MemorySegment out = frame.allocate(ValueLayout.JAVA_LONG);
+ *     ...                                   // hand both to a native function
+ * }                                         // both freed here, in nanoseconds
+ * }</pre>
+ *
+ * <h2>Design</h2>
+ * Each thread gets its own stack on first {@link #pushFrame()}: {@linkplain Builder#stackSize(long)
+ * stackSize} bytes (64 KiB by default) in a shared arena of its own. A frame remembers the stack
+ * pointer; allocating rounds it up to the alignment and slices; closing the frame restores it. A
+ * frame that needs more than the stack has left <em>grows</em> the stack by another chunk (at least
+ * the stack size, or the request) instead of failing; chunks are kept for later frames of the same
+ * thread. The memory of a thread's stack (grown chunks included) is freed when the thread has ended:
+ * stacks of ended threads are swept every 64 new stacks and by {@link #close()}.
+ *
+ * <h2>Safety and threading</h2>
+ * A frame belongs to the thread that pushed it: allocating from it or closing it from another thread
+ * throws {@link WrongThreadException}. Only the innermost open frame allocates; closing an outer frame
+ * first closes the frames inside it, then throws {@link IllegalStateException}, so the stack stays
+ * consistent. In {@link DebugMode#OFF} and {@link DebugMode#SAMPLED} a segment used after its frame is
+ * closed still reaches the stack's memory (later frames' data), as in LWJGL; in {@link DebugMode#FULL}
+ * each frame has a confined scope of its own, so such a use throws {@link IllegalStateException}.
+ * Segments may be passed to other threads while their frame is open (except in {@link DebugMode#FULL},
+ * whose frame scopes are confined to the pushing thread). A budget is charged the size of
+ * each thread's stack and of every chunk it grows by.
+ */
+public final class StackAllocator implements AutoCloseable {
+    /** Bytes of a thread's stack when no size is configured: 64 KiB. */
+    public static final long DEFAULT_STACK_SIZE = 64 * 1024;
+
+    private static final System.Logger LOG = System.getLogger(StackAllocator.class.getName());
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final int STACK_TABLE_SIZE = 256;
+    private static final int SWEEP_EVERY_NEW_STACKS = 64;
+    /** Chunks are allocated with this alignment, so alignments up to it need no address arithmetic. */
+    private static final long CHUNK_ALIGNMENT = 4096;
+
+    private final String name;
+    private final long stackSize;
+    private final Budget budget;
+    private final DebugMode debug;
+    private final ThreadStack[] stackTable = new ThreadStack[STACK_TABLE_SIZE];
+    private final ThreadLocal<ThreadStack> localStack = new ThreadLocal<>();
+    private final List<ThreadStack> stacks = new ArrayList<>();
+    private long stacksCreated;
+    private volatile boolean closed;
+
+    private StackAllocator(Builder b) {
+        this.name = b.name != null ? b.name : "stack-" + NAMES.incrementAndGet();
+        this.stackSize = b.stackSize;
+        this.budget = b.budget;
+        this.debug = b.debug;
+    }
+
+    private static final class Default {
+        static final StackAllocator INSTANCE = builder().name("default").build();
+    }
+
+    /**
+     * Pushes a frame on the current thread's stack of the process-wide default stack allocator
+     * (64 KiB per thread, growing when needed, no budget, the default debug mode).
+     *
+     * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
+     * @throws IllegalArgumentException if the debug system properties are malformed (first use only)
+     */
+    public static Frame push() {
+        return Default.INSTANCE.pushFrame();
+    }
+
+    /** @return the process-wide default stack allocator that {@link #push()} uses; it is never closed */
+    public static StackAllocator defaultStack() {
+        return Default.INSTANCE;
+    }
+
+    /**
+     * @return a builder with the defaults: {@link #DEFAULT_STACK_SIZE}, no budget, {@link DebugMode#defaultMode()}
+     * @throws IllegalArgumentException if the debug system properties are malformed
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Pushes a frame on the current thread's stack of this allocator, creating the stack on the
+     * thread's first push.
+     *
+     * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
+     * @throws IllegalStateException   if this allocator is closed
+     * @throws BudgetExceededException if the thread has no stack yet and the budget refuses one
+     */
+    public Frame pushFrame() {
+        if (closed) {
+            throw Checks.closed(name);
+        }
+        ThreadStack s = stack();
+        Frame frame = new Frame(s, s.top, s.chunkIndex, s.offset, s.depth + 1);
+        if (debug == DebugMode.FULL) {
+            frame.own = Arena.ofConfined();
+            frame.pushSite = AllocationTracker.captureStack();
+        }
+        s.top = frame;
+        s.depth++;
+        return frame;
+    }
+
+    /** @return the name used in messages */
+    public String name() {
+        return name;
+    }
+
+    /** @return the initial size of each thread's stack, in bytes */
+    public long stackSize() {
+        return stackSize;
+    }
+
+    /** @return the debug mode */
+    public DebugMode debugMode() {
+        return debug;
+    }
+
+    /** @return bytes of native memory held by all threads' stacks, grown chunks included */
+    public long footprintBytes() {
+        synchronized (stacks) {
+            long sum = 0;
+            for (ThreadStack s : stacks) {
+                sum += s.bytes;
+            }
+            return sum;
+        }
+    }
+
+    /** @return the number of thread stacks held (live threads, and ended ones not swept yet) */
+    public int stackCount() {
+        synchronized (stacks) {
+            return stacks.size();
+        }
+    }
+
+    /**
+     * Frees the stacks of every thread; frames still open are reported as a WARNING through
+     * {@link System.Logger} and their segments become inaccessible. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        List<ThreadStack> all;
+        synchronized (stacks) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            all = new ArrayList<>(stacks);
+            stacks.clear();
+        }
+        for (ThreadStack s : all) {
+            if (s.depth > 0) {
+                LOG.log(System.Logger.Level.WARNING, "stack allocator '" + name + "' closed while thread '" + s.thread.getName()
+                        + "' had " + s.depth + " open frames" + (s.top != null && s.top.pushSite != null
+                        ? "; innermost pushed at" + AllocationTracker.format(s.top.pushSite) : ""));
+            }
+            free(s);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "StackAllocator[" + name + ", " + stackSize + " bytes per thread]";
+    }
+
+    // ------------------------------------------------------------------ per-thread stacks
+
+    private ThreadStack stack() {
+        Thread t = Thread.currentThread();
+        ThreadStack s = stackTable[(int) t.threadId() & (STACK_TABLE_SIZE - 1)];
+        if (s != null && s.thread == t && !s.freed) {
+            return s;
+        }
+        return stackSlow(t);
+    }
+
+    private ThreadStack stackSlow(Thread t) {
+        ThreadStack s = localStack.get();
+        if (s == null || s.freed) {
+            s = newStack(t);
+            localStack.set(s);
+        }
+        int slot = (int) t.threadId() & (STACK_TABLE_SIZE - 1);
+        synchronized (stacks) {
+            ThreadStack there = stackTable[slot];
+            if (there == null || there.freed || !there.thread.isAlive()) {
+                stackTable[slot] = s;
+            }
+        }
+        return s;
+    }
+
+    private ThreadStack newStack(Thread t) {
+        List<ThreadStack> dead = new ArrayList<>();
+        ThreadStack s;
+        synchronized (stacks) {
+            if (closed) {
+                throw Checks.closed(name);
+            }
+            s = new ThreadStack(t);
+            s.addChunk(stackSize);
+            stacks.add(s);
+            if (++stacksCreated % SWEEP_EVERY_NEW_STACKS == 0) {
+                for (int i = stacks.size() - 1; i >= 0; i--) {
+                    ThreadStack other = stacks.get(i);
+                    if (!other.thread.isAlive()) {
+                        dead.add(other);
+                        stacks.set(i, stacks.getLast());
+                        stacks.removeLast();
+                    }
+                }
+            }
+        }
+        for (ThreadStack d : dead) {
+            free(d);
+        }
+        return s;
+    }
+
+    private void free(ThreadStack s) {
+        s.freed = true;
+        s.arena.close();
+        if (budget != null && s.bytes > 0) {
+            budget.release(s.bytes);
+        }
+    }
+
+    /** One thread's stack: chunks of native memory in one shared arena, and the stack pointer. */
+    private final class ThreadStack {
+        final Thread thread;
+        final Arena arena = Arena.ofShared();
+        MemorySegment[] chunks = new MemorySegment[2];
+        int chunkCount;
+        int chunkIndex;
+        long offset;
+        int depth;
+        Frame top;
+        long bytes;
+        volatile boolean freed;
+
+        ThreadStack(Thread thread) {
+            this.thread = thread;
+        }
+
+        MemorySegment addChunk(long size) {
+            if (budget != null) {
+                budget.reserve(size);
+            }
+            MemorySegment chunk;
+            try {
+                chunk = arena.allocate(size, CHUNK_ALIGNMENT);
+            } catch (RuntimeException | Error e) {
+                if (budget != null) {
+                    budget.release(size);
+                }
+                throw e;
+            }
+            if (chunkCount == chunks.length) {
+                chunks = java.util.Arrays.copyOf(chunks, chunkCount * 2);
+            }
+            chunks[chunkCount++] = chunk;
+            synchronized (StackAllocator.this.stacks) {
+                bytes += size;
+            }
+            return chunk;
+        }
+
+        /** Moves the stack pointer to a chunk that fits {@code size} bytes at {@code alignment}. @return the new offset */
+        long grow(long size, long alignment) {
+            long need = size + Math.max(0, alignment - CHUNK_ALIGNMENT);
+            for (int i = chunkIndex + 1; i < chunkCount; i++) {
+                if (chunks[i].byteSize() >= need) {
+                    chunkIndex = i;
+                    return 0;
+                }
+            }
+            long chunkSize = Math.max(stackSize, need);
+            addChunk(chunkSize);
+            // keep chunks in the order frames use them: the new one right after the current one
+            MemorySegment added = chunks[chunkCount - 1];
+            System.arraycopy(chunks, chunkIndex + 1, chunks, chunkIndex + 2, chunkCount - 1 - (chunkIndex + 1));
+            chunks[chunkIndex + 1] = added;
+            chunkIndex++;
+            return 0;
+        }
+    }
+
+    /**
+     * A frame of a thread's stack: an {@link Arena} whose allocations bump the stack pointer and are
+     * all freed by {@link #close()}. Confined to the thread that pushed it.
+     */
+    public static final class Frame implements Arena {
+        private final StackAllocator.ThreadStack stack;
+        private final Frame parent;
+        private final int savedChunk;
+        private final long savedOffset;
+        private final int depth;
+        private boolean closed;
+        private Arena own;
+        private StackTraceElement[] pushSite;
+
+        private Frame(StackAllocator.ThreadStack stack, Frame parent, int savedChunk, long savedOffset, int depth) {
+            this.stack = stack;
+            this.parent = parent;
+            this.savedChunk = savedChunk;
+            this.savedOffset = savedOffset;
+            this.depth = depth;
+        }
+
+        /** @return 1 for the outermost frame of a thread, 2 for a frame inside it, ... */
+        public int depth() {
+            return depth;
+        }
+
+        /**
+         * Allocates zeroed memory in this frame.
+         *
+         * @param byteSize      the size in bytes, at least 0
+         * @param byteAlignment the alignment in bytes, a power of two
+         * @return a segment of exactly {@code byteSize} zero bytes, valid until this frame is closed
+         * @throws IllegalArgumentException if the size is negative or the alignment not a positive power of two
+         * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
+         *                                  or its stack allocator is closed
+         * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
+         * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         */
+        @Override
+        public MemorySegment allocate(long byteSize, long byteAlignment) {
+            return bump(byteSize, byteAlignment).fill((byte) 0);
+        }
+
+        /**
+         * Allocates memory in this frame without zeroing it.
+         *
+         * @param byteSize the size in bytes, at least 0
+         * @return a segment of exactly {@code byteSize} bytes, 16-byte aligned, with undefined contents
+         * @throws IllegalArgumentException if the size is negative
+         * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
+         *                                  or its stack allocator is closed
+         * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
+         * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         */
+        public MemorySegment allocateUninitialized(long byteSize) {
+            return bump(byteSize, 16);
+        }
+
+        /**
+         * Allocates memory in this frame without zeroing it.
+         *
+         * @param byteSize      the size in bytes, at least 0
+         * @param byteAlignment the alignment in bytes, a power of two
+         * @return a segment of exactly {@code byteSize} bytes with undefined contents
+         * @throws IllegalArgumentException if the size is negative or the alignment not a positive power of two
+         * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
+         *                                  or its stack allocator is closed
+         * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
+         * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         */
+        public MemorySegment allocateUninitialized(long byteSize, long byteAlignment) {
+            return bump(byteSize, byteAlignment);
+        }
+
+        // reinterpret is restricted: in FULL mode the slice is re-scoped to this frame's own arena, which closes first.
+        @SuppressWarnings("restricted")
+        private MemorySegment bump(long byteSize, long byteAlignment) {
+            StackAllocator.ThreadStack s = stack;
+            if (Thread.currentThread() != s.thread) {
+                throw wrongThread();
+            }
+            if (s.top != this || s.freed) {
+                throw notInnermost();
+            }
+            Checks.sizeAndAlignment(byteSize, byteAlignment);
+            MemorySegment chunk = s.chunks[s.chunkIndex];
+            long start = byteAlignment <= CHUNK_ALIGNMENT ? (s.offset + byteAlignment - 1) & -byteAlignment
+                    : ((chunk.address() + s.offset + byteAlignment - 1) & -byteAlignment) - chunk.address();
+            if (start + byteSize > chunk.byteSize() || start + byteSize < 0) {
+                s.offset = s.grow(byteSize, byteAlignment);
+                chunk = s.chunks[s.chunkIndex];
+                start = ((chunk.address() + byteAlignment - 1) & -byteAlignment) - chunk.address();
+            }
+            s.offset = start + byteSize;
+            MemorySegment segment = chunk.asSlice(start, byteSize);
+            return own == null ? segment : segment.reinterpret(own, null);
+        }
+
+        private WrongThreadException wrongThread() {
+            return new WrongThreadException("frame " + depth + " belongs to thread '" + stack.thread.getName()
+                    + "'; it was used from thread '" + Thread.currentThread().getName() + "'");
+        }
+
+        private IllegalStateException notInnermost() {
+            if (stack.freed) {
+                return new IllegalStateException("the stack of this frame was freed: its stack allocator is closed");
+            }
+            if (closed) {
+                return new IllegalStateException("frame " + depth + " is closed");
+            }
+            return new IllegalStateException("frame " + depth + " is not the innermost open frame (frame " + stack.depth
+                    + " is); allocate from the innermost frame");
+        }
+
+        /** @return the scope of this frame's segments: its own in {@link DebugMode#FULL}, else its stack's */
+        @Override
+        public MemorySegment.Scope scope() {
+            return own != null ? own.scope() : stack.arena.scope();
+        }
+
+        /**
+         * Pops this frame: everything allocated in it is freed. If frames inside it are still open, they
+         * are closed first and {@link IllegalStateException} is thrown after, naming them. Closing twice
+         * does nothing.
+         *
+         * @throws WrongThreadException  if called from a thread other than the one that pushed the frame
+         * @throws IllegalStateException if frames inside this one were still open (they are closed now)
+         */
+        @Override
+        public void close() {
+            StackAllocator.ThreadStack s = stack;
+            if (Thread.currentThread() != s.thread) {
+                throw wrongThread();
+            }
+            if (closed) {
+                return;
+            }
+            int innerOpen = s.depth - depth;
+            while (s.top != null && s.top != this) {
+                s.top.pop();
+            }
+            pop();
+            if (innerOpen > 0) {
+                throw new IllegalStateException("frame " + depth + " was closed while " + innerOpen
+                        + " frames inside it were open; they were closed with it (close frames in LIFO order)");
+            }
+        }
+
+        private void pop() {
+            StackAllocator.ThreadStack s = stack;
+            s.chunkIndex = savedChunk;
+            s.offset = savedOffset;
+            s.top = parent;
+            s.depth = depth - 1;
+            closed = true;
+            if (own != null) {
+                own.close();
+            }
+        }
+
+        // ---- allocateFrom without zeroing: the value overwrites the memory right away
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(String str, Charset charset) {
+            return AllocateFrom.string(this::bump, str, charset);
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfByte layout, byte value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfChar layout, char value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfShort layout, short value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfInt layout, int value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfFloat layout, float value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfLong layout, long value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout.OfDouble layout, double value) {
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(AddressLayout layout, MemorySegment value) {
+            Objects.requireNonNull(value);
+            MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
+            seg.set(layout, 0, value);
+            return seg;
+        }
+
+        /** {@inheritDoc} Allocates without zeroing. */
+        @Override
+        public MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,
+                                          long sourceOffset, long elementCount) {
+            return AllocateFrom.copy(this::bump, elementLayout, source, sourceElementLayout, sourceOffset, elementCount);
+        }
+
+        @Override
+        public String toString() {
+            return "StackAllocator.Frame[depth " + depth + (closed ? ", closed" : "") + "]";
+        }
+    }
+
+    /** Configures a {@link StackAllocator}. Not thread-safe; build once. */
+    public static final class Builder {
+        private long stackSize = DEFAULT_STACK_SIZE;
+        private Budget budget;
+        private DebugMode debug = DebugMode.defaultMode();
+        private String name;
+
+        private Builder() {
+        }
+
+        /**
+         * @param bytes the initial size of each thread's stack, and the least a growth adds; 1 KiB to 1 GiB
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is out of range
+         */
+        public Builder stackSize(long bytes) {
+            if (bytes < 1024 || bytes > (1L << 30)) {
+                throw new IllegalArgumentException("stack size must be from 1 KiB to 1 GiB, was " + bytes + " bytes");
+            }
+            this.stackSize = bytes;
+            return this;
+        }
+
+        /**
+         * @param budget charged each thread's stack and every chunk it grows by; refusals throw
+         *               {@link BudgetExceededException}. Null for none.
+         * @return this builder
+         */
+        public Builder budget(Budget budget) {
+            this.budget = budget;
+            return this;
+        }
+
+        /**
+         * @param mode {@link DebugMode#FULL} gives each frame its own scope (use after pop throws) and
+         *             records where frames left open were pushed; the other modes record nothing
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is null
+         */
+        public Builder debug(DebugMode mode) {
+            this.debug = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /**
+         * @param name used in messages
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is null
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder name(String name) {
+            this.name = Checks.name(name);
+            return this;
+        }
+
+        /** @return a new stack allocator; threads get their stacks on first push */
+        public StackAllocator build() {
+            return new StackAllocator(this);
+        }
+    }
+}
