@@ -248,6 +248,12 @@ final class Shard {
                 }
             }
         }
+        return getCopyUnderReadLock(hash, key, keyLength, nowMillis, refreshDeadlineMillis);
+    }
+
+    /** The slow path of {@link #getCopy}, apart so the fast path stays small enough to inline. */
+    private byte[] getCopyUnderReadLock(long hash, MemorySegment key, int keyLength, long nowMillis,
+                                        long refreshDeadlineMillis) {
         long stamp = lockRead();
         try {
             int entry = find(hash, key, keyLength, false);
