@@ -1,0 +1,111 @@
+package dev.offheap.jcache;
+
+import dev.offheap.cache.EvictionPolicy;
+
+import java.io.Serial;
+import java.util.Objects;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.MutableConfiguration;
+
+/**
+ * A JCache configuration with the off-heap cache's own settings: the capacity in bytes and the eviction
+ * policy. Pass it to {@link javax.cache.CacheManager#createCache(String, javax.cache.configuration.Configuration)}
+ * like any {@link MutableConfiguration}; a plain JCache configuration gets the defaults
+ * ({@link #DEFAULT_CAPACITY_BYTES}, {@link EvictionPolicy#W_TINY_LFU}).
+ *
+ * <p>The capacity counts every byte the cache uses outside the heap: serialized keys and values, the
+ * expiry time stored with each value, entry headers, hash table and frequency sketch. When the cache is
+ * full, the eviction policy picks entries to drop (JCache reports them only in its eviction statistics).
+ *
+ * <p>Threading: like {@link MutableConfiguration}, not thread-safe; configure it in one thread, then hand
+ * it to the cache manager, which copies it.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V> {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    /** The capacity of a cache whose configuration does not set one: 64 MiB. */
+    public static final long DEFAULT_CAPACITY_BYTES = 64L << 20;
+
+    private long capacityBytes = DEFAULT_CAPACITY_BYTES;
+    private EvictionPolicy evictionPolicy = EvictionPolicy.W_TINY_LFU;
+
+    /** A configuration with JCache's defaults and the default capacity and eviction policy. */
+    public OffHeapConfiguration() {
+    }
+
+    /**
+     * Copies a JCache configuration; if it is an {@code OffHeapConfiguration}, its capacity and eviction
+     * policy too.
+     *
+     * @param configuration the configuration to copy
+     * @throws NullPointerException if {@code configuration} is null
+     */
+    public OffHeapConfiguration(CompleteConfiguration<K, V> configuration) {
+        super(Objects.requireNonNull(configuration, "configuration"));
+        if (configuration instanceof OffHeapConfiguration<K, V> offHeap) {
+            this.capacityBytes = offHeap.capacityBytes;
+            this.evictionPolicy = offHeap.evictionPolicy;
+        }
+    }
+
+    /** @return the capacity in bytes, everything the cache stores outside the heap included */
+    public long getCapacityBytes() {
+        return capacityBytes;
+    }
+
+    /**
+     * Sets the capacity.
+     *
+     * @param bytes the most native memory the cache may use, in bytes; positive
+     * @return this configuration
+     * @throws IllegalArgumentException if {@code bytes} is zero or negative
+     */
+    public OffHeapConfiguration<K, V> setCapacityBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("capacityBytes must be positive, got " + bytes + " bytes");
+        }
+        this.capacityBytes = bytes;
+        return this;
+    }
+
+    /** @return which entries leave when the cache is full */
+    public EvictionPolicy getEvictionPolicy() {
+        return evictionPolicy;
+    }
+
+    /**
+     * Sets the eviction policy.
+     *
+     * @param policy which entries leave when the cache is full
+     * @return this configuration
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public OffHeapConfiguration<K, V> setEvictionPolicy(EvictionPolicy policy) {
+        this.evictionPolicy = Objects.requireNonNull(policy, "evictionPolicy");
+        return this;
+    }
+
+    /**
+     * Equal to another configuration with equal JCache settings; to another {@code OffHeapConfiguration}
+     * only if capacity and eviction policy are equal too (so a plain {@link MutableConfiguration} copied
+     * into one stays equal to it, as JCache's own copies are).
+     */
+    @Override
+    public boolean equals(Object other) {
+        if (!super.equals(other)) {
+            return false;
+        }
+        return !(other instanceof OffHeapConfiguration<?, ?> that)
+                || (capacityBytes == that.capacityBytes && evictionPolicy == that.evictionPolicy);
+    }
+
+    /** @return the JCache settings' hash: equal configurations, by {@link #equals(Object)}, hash equally */
+    @Override
+    public int hashCode() {
+        return super.hashCode();
+    }
+}

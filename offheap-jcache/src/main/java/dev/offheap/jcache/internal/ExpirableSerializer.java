@@ -1,0 +1,59 @@
+package dev.offheap.jcache.internal;
+
+import dev.offheap.cache.Serializer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Stores an {@link Expirable}: the expiry time, then the value as its own serializer writes it.
+ *
+ * <pre>
+ *  0        8                                    8 + n
+ *  +--------+------------------------------------+
+ *  | expiry | value bytes (n, the value's serializer) |
+ *  +--------+------------------------------------+
+ *  expiry: long, native order, System.currentTimeMillis() at which the entry expires (MAX_VALUE: never)
+ * </pre>
+ *
+ * <p>The expiry comes first so that {@link #expiresAt(MemorySegment)} reads it in place, without
+ * deserializing the value.
+ */
+final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
+    static final long HEADER_BYTES = Long.BYTES;
+
+    private final Serializer<V> values;
+
+    ExpirableSerializer(Serializer<V> values) {
+        this.values = values;
+    }
+
+    static long expiresAt(MemorySegment stored) {
+        return stored.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+    }
+
+    @Override
+    public int serializedSize(Expirable<V> stored) {
+        int valueBytes = values.serializedSize(stored.value());
+        if (valueBytes < 0 || valueBytes > Integer.MAX_VALUE - HEADER_BYTES) {
+            throw new IllegalArgumentException("the value serializer declared " + valueBytes + " bytes");
+        }
+        return (int) HEADER_BYTES + valueBytes;
+    }
+
+    @Override
+    public void write(Expirable<V> stored, MemorySegment target) {
+        target.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, stored.expiresAtMillis());
+        values.write(stored.value(), target.asSlice(HEADER_BYTES));
+    }
+
+    @Override
+    public Expirable<V> read(MemorySegment source) {
+        return new Expirable<>(values.read(source.asSlice(HEADER_BYTES)), expiresAt(source));
+    }
+
+    @Override
+    public String toString() {
+        return "expiry time + " + values;
+    }
+}
