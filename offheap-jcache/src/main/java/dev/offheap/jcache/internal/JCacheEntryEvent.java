@@ -32,7 +32,10 @@ final class JCacheEntryEvent<K, V> extends CacheEntryEvent<K, V> {
         if (!oldValueAvailable) {
             return this;
         }
-        return new JCacheEntryEvent<>((Cache<K, V>) getSource(), getEventType(), key, value, null, false);
+        // JCache 1.1: a removed or expired entry's event carries its value only as the old value.
+        boolean valueIsOld = getEventType() == EventType.REMOVED || getEventType() == EventType.EXPIRED;
+        return new JCacheEntryEvent<>((Cache<K, V>) getSource(), getEventType(), key, valueIsOld ? null : value,
+                null, false);
     }
 
     @Override

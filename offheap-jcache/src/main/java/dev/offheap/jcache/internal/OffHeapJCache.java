@@ -147,6 +147,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         final long startNanos = statisticsOn() ? System.nanoTime() : 0;
         List<JCacheEntryEvent<K, V>> events;
         RuntimeException failure;
+        /** Entries this operation stored (a creation that expires at once stores nothing). */
+        int stored;
+
+        /** A new entry, or none (and no event) if the expiry policy says it expires at creation. */
+        Expirable<V> create(K key, V value, Expirable<V> old) {
+            if (old != null) {
+                event(EventType.EXPIRED, key, old.value(), old.value());
+            }
+            long at = creationExpiry(now);
+            if (at <= now) {
+                return null;
+            }
+            event(EventType.CREATED, key, value, null);
+            stored++;
+            return new Expirable<>(value, at);
+        }
+
+        Expirable<V> update(K key, V value, Expirable<V> live) {
+            event(EventType.UPDATED, key, value, live.value());
+            stored++;
+            return new Expirable<>(value, updateExpiry(now, live.expiresAtMillis()));
+        }
 
         void event(EventType type, K key, V value, V oldValue) {
             if (listeners.isEmpty()) {
@@ -410,17 +432,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         store.compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
-                if (old != null) {
-                    op.event(EventType.EXPIRED, key, old.value(), old.value());
-                }
-                op.event(EventType.CREATED, key, value, null);
-                return new Expirable<>(value, creationExpiry(op.now));
+                return op.create(key, value, old);
             }
-            if (!replaceExisting) {
-                return old;
-            }
-            op.event(EventType.UPDATED, key, value, live.value());
-            return new Expirable<>(value, updateExpiry(op.now, live.expiresAtMillis()));
+            return replaceExisting ? op.update(key, value, live) : old;
         });
     }
 
@@ -435,8 +449,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         Op op = new Op();
         store.compute(key, (k, old) -> putInside(key, value, old, op));
         op.finish();
-        if (statisticsOn()) {
-            statistics.puts(1);
+        if (statisticsOn() && op.stored > 0) {
+            statistics.puts(op.stored);
             statistics.putTime(op.elapsedNanos());
         }
     }
@@ -450,15 +464,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             return old;
         }
         Expirable<V> live = live(old, op.now);
-        if (live == null) {
-            if (old != null) {
-                op.event(EventType.EXPIRED, key, old.value(), old.value());
-            }
-            op.event(EventType.CREATED, key, value, null);
-            return new Expirable<>(value, creationExpiry(op.now));
-        }
-        op.event(EventType.UPDATED, key, value, live.value());
-        return new Expirable<>(value, updateExpiry(op.now, live.expiresAtMillis()));
+        return live == null ? op.create(key, value, old) : op.update(key, value, live);
     }
 
     @Override
@@ -484,7 +490,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             } else {
                 statistics.misses(1);
             }
-            statistics.puts(1);
+            statistics.puts(op.stored);
             statistics.getTime(op.elapsedNanos());
             statistics.putTime(op.elapsedNanos());
         }
@@ -526,20 +532,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             V value = entry.getValue();
             store.compute(key, (k, old) -> {
                 Expirable<V> live = live(old, op.now);
-                if (live == null) {
-                    if (old != null) {
-                        op.event(EventType.EXPIRED, key, old.value(), old.value());
-                    }
-                    op.event(EventType.CREATED, key, value, null);
-                    return new Expirable<>(value, creationExpiry(op.now));
-                }
-                op.event(EventType.UPDATED, key, value, live.value());
-                return new Expirable<>(value, updateExpiry(op.now, live.expiresAtMillis()));
+                return live == null ? op.create(key, value, old) : op.update(key, value, live);
             });
         }
         op.failure = failure;
-        if (statisticsOn() && !toPut.isEmpty()) {
-            statistics.puts(toPut.size());
+        if (statisticsOn() && op.stored > 0) {
+            statistics.puts(op.stored);
             statistics.putTime(op.elapsedNanos());
         }
         op.finish();
@@ -563,7 +561,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         op.finish();
         if (statisticsOn()) {
             if (stored[0]) {
-                statistics.puts(1);
+                statistics.puts(op.stored);
                 statistics.misses(1);
                 statistics.putTime(op.elapsedNanos());
             } else {
@@ -784,7 +782,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         Op op = new Op();
         Set<K> toRemove = new LinkedHashSet<>(keys);
         CacheWriterException failure = null;
-        if (writer != null && configuration.isWriteThrough()) {
+        if (writer != null && configuration.isWriteThrough() && !keys.isEmpty()) {
             Collection<K> undeleted = new ArrayList<>(keys);
             try {
                 writer.deleteAll(undeleted);
@@ -874,9 +872,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 statistics.misses(1);
             }
             statistics.getTime(op.elapsedNanos());
-            if (done[0] == ProcessorEntry.Operation.CREATE || done[0] == ProcessorEntry.Operation.UPDATE
-                    || done[0] == ProcessorEntry.Operation.LOAD) {
-                statistics.puts(1);
+            if (op.stored > 0) {
+                statistics.puts(op.stored);
                 statistics.putTime(op.elapsedNanos());
             } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
                 statistics.removals(1);
@@ -898,16 +895,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 if (entry.operation() == ProcessorEntry.Operation.CREATE) {
                     write(key, entry.value());
                 }
-                if (old != null) {
-                    op.event(EventType.EXPIRED, key, old.value(), old.value());
-                }
-                op.event(EventType.CREATED, key, entry.value(), null);
-                return new Expirable<>(entry.value(), creationExpiry(op.now));
+                return op.create(key, entry.value(), old);
             }
             case UPDATE -> {
                 write(key, entry.value());
-                op.event(EventType.UPDATED, key, entry.value(), live.value());
-                return new Expirable<>(entry.value(), updateExpiry(op.now, live.expiresAtMillis()));
+                return op.update(key, entry.value(), live);
             }
             case REMOVE -> {
                 delete(key);
