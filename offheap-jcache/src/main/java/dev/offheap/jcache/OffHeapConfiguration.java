@@ -10,8 +10,11 @@ import javax.cache.configuration.MutableConfiguration;
 /**
  * A JCache configuration with the off-heap cache's own settings: the capacity in bytes and the eviction
  * policy. Pass it to {@link javax.cache.CacheManager#createCache(String, javax.cache.configuration.Configuration)}
- * like any {@link MutableConfiguration}; a plain JCache configuration gets the defaults
- * ({@link #DEFAULT_CAPACITY_BYTES}, {@link EvictionPolicy#W_TINY_LFU}).
+ * like any {@link MutableConfiguration}. A configuration that sets no capacity (a plain JCache one, or
+ * this one before {@link #setCapacityBytes(long)}) gets the cache manager's default: its property
+ * {@value #CAPACITY_PROPERTY}, else the system property of that name, else {@link #DEFAULT_CAPACITY_BYTES}.
+ * The eviction policy defaults to {@link EvictionPolicy#W_TINY_LFU}. The configuration a cache reports
+ * ({@code cache.getConfiguration(OffHeapConfiguration.class)}) holds the capacity it really got.
  *
  * <p>The capacity counts every byte the cache uses outside the heap: serialized keys and values, the
  * expiry time stored with each value, entry headers, hash table and frequency sketch. When the cache is
@@ -27,10 +30,17 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
     @Serial
     private static final long serialVersionUID = 1L;
 
-    /** The capacity of a cache whose configuration does not set one: 64 MiB. */
+    /** The capacity of a cache when neither its configuration nor its manager sets one: 64 MiB. */
     public static final long DEFAULT_CAPACITY_BYTES = 64L << 20;
 
-    private long capacityBytes = DEFAULT_CAPACITY_BYTES;
+    /**
+     * The cache manager property (or, failing that, system property) that sets the capacity in bytes of
+     * caches whose configuration does not: a positive decimal number of bytes.
+     */
+    public static final String CAPACITY_PROPERTY = "dev.offheap.jcache.capacityBytes";
+
+    /** Zero: not set, the manager's default applies. */
+    private long capacityBytes;
     private EvictionPolicy evictionPolicy = EvictionPolicy.W_TINY_LFU;
 
     /** A configuration with JCache's defaults and the default capacity and eviction policy. */
@@ -52,7 +62,10 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
         }
     }
 
-    /** @return the capacity in bytes, everything the cache stores outside the heap included */
+    /**
+     * @return the capacity in bytes, everything the cache stores outside the heap included; 0 if not set
+     *         (the cache manager's default then applies)
+     */
     public long getCapacityBytes() {
         return capacityBytes;
     }

@@ -72,6 +72,9 @@ public final class OffHeapCacheManager implements CacheManager {
         Objects.requireNonNull(cacheName, "cacheName");
         Objects.requireNonNull(configuration, "configuration");
         OffHeapConfiguration<K, V> copy = copyOf(configuration);
+        if (copy.getCapacityBytes() == 0) {
+            copy.setCapacityBytes(defaultCapacityBytes());
+        }
         if (!copy.isStoreByValue()) {
             throw new UnsupportedOperationException("cache '" + cacheName
                     + "': store-by-reference is not supported; entries are stored by value, off the heap");
@@ -85,6 +88,30 @@ public final class OffHeapCacheManager implements CacheManager {
             caches.put(cacheName, cache);
             return cache;
         }
+    }
+
+    /**
+     * @return the capacity of caches whose configuration sets none: this manager's property, the system
+     *         property, or the built-in default
+     * @throws IllegalArgumentException if the property is not a positive number of bytes
+     */
+    long defaultCapacityBytes() {
+        String text = properties.getProperty(OffHeapConfiguration.CAPACITY_PROPERTY,
+                System.getProperty(OffHeapConfiguration.CAPACITY_PROPERTY));
+        if (text == null) {
+            return OffHeapConfiguration.DEFAULT_CAPACITY_BYTES;
+        }
+        long bytes;
+        try {
+            bytes = Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            bytes = -1;
+        }
+        if (bytes <= 0) {
+            throw new IllegalArgumentException(OffHeapConfiguration.CAPACITY_PROPERTY
+                    + " must be a positive number of bytes, got '" + text + "'");
+        }
+        return bytes;
     }
 
     private static <K, V> OffHeapConfiguration<K, V> copyOf(Configuration<K, V> configuration) {

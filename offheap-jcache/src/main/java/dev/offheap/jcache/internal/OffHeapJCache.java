@@ -330,7 +330,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                     V loaded = value;
                     long at = creationExpiry(now);
                     if (at > now) {
+                        // Loaded outside the store's lock: a value written meanwhile wins over the load.
                         store.compute(key, (k, current) -> {
+                            if (live(current, now) != null) {
+                                return current;
+                            }
                             op.event(EventType.CREATED, key, loaded, null);
                             return new Expirable<>(loaded, at);
                         });
