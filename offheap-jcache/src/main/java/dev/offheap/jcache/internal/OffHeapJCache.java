@@ -554,6 +554,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(value);
         Op op = new Op();
         boolean[] stored = new boolean[1];
+        // A live entry answers without compute, which would rewrite it; present at this read means the
+        // put-if-absent fails at this point in time.
+        Boolean present = store.read(key, bytes -> ExpirableSerializer.expiresAt(bytes) > op.now);
+        if (present != null && present) {
+            if (statisticsOn()) {
+                statistics.hits(1);
+            }
+            return false;
+        }
         store.compute(key, (k, old) -> {
             if (live(old, op.now) != null) {
                 return old;
