@@ -415,4 +415,73 @@ class OffHeapCachingProviderTest {
         Object evictions = ManagementFactory.getPlatformMBeanServer().getAttribute(statistics, "CacheEvictions");
         assertThat(evictions).isEqualTo(count - offHeap.size());
     }
+
+    @Test
+    void closingWhileOtherThreadsUseTheCacheOnlyMakesThemThrowIllegalState() throws Exception {
+        Cache<Integer, String> cache = manager.createCache("busy", small(Integer.class, String.class));
+        int threads = 3;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch running = new CountDownLatch(threads);
+        List<Future<Throwable>> outcomes = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int seed = t;
+            outcomes.add(pool.submit(() -> {
+                running.countDown();
+                try {
+                    for (int i = 0; ; i++) {
+                        int key = (i * 31 + seed) % 500;
+                        cache.put(key, "value-" + i);
+                        cache.get(key + 1);
+                        cache.remove(key + 2);
+                    }
+                } catch (Throwable e) {
+                    return e;
+                }
+            }));
+        }
+        running.await();
+        Thread.sleep(50);
+        cache.close();
+        for (Future<Throwable> outcome : outcomes) {
+            assertThat(outcome.get(60, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        }
+        pool.shutdown();
+        assertThat(cache.unwrap(OffHeapCache.class).isClosed()).isTrue();
+    }
+
+    /** Records the order in which an asynchronous listener sees values. */
+    public static final class OrderRecorder implements CacheEntryCreatedListener<String, Integer>,
+            javax.cache.event.CacheEntryUpdatedListener<String, Integer>, Serializable {
+        private static final long serialVersionUID = 1L;
+        static final List<Integer> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onCreated(Iterable<CacheEntryEvent<? extends String, ? extends Integer>> events) {
+            events.forEach(event -> SEEN.add(event.getValue()));
+        }
+
+        @Override
+        public void onUpdated(Iterable<CacheEntryEvent<? extends String, ? extends Integer>> events) {
+            events.forEach(event -> SEEN.add(event.getValue()));
+        }
+    }
+
+    @Test
+    void anAsynchronousListenerSeesOneThreadsChangesInOrder() throws Exception {
+        OrderRecorder.SEEN.clear();
+        OffHeapConfiguration<String, Integer> configuration = small(String.class, Integer.class);
+        configuration.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(OrderRecorder.class), null, false, false));
+        Cache<String, Integer> cache = manager.createCache("ordered", configuration);
+        List<Integer> written = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            cache.put("k", i);
+            written.add(i);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (OrderRecorder.SEEN.size() < written.size() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(OrderRecorder.SEEN).containsExactlyElementsOf(written);
+    }
 }
