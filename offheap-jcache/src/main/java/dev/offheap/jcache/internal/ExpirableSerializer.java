@@ -17,7 +17,8 @@ import java.lang.foreign.ValueLayout;
  * </pre>
  *
  * <p>The expiry comes first so that {@link #expiresAt(MemorySegment)} reads it in place, without
- * deserializing the value.
+ * deserializing the value. {@link #read(MemorySegment)} keeps the value's bytes and leaves decoding to
+ * {@link Expirable#value()}.
  */
 final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
     static final long HEADER_BYTES = Long.BYTES;
@@ -34,7 +35,7 @@ final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
 
     @Override
     public int serializedSize(Expirable<V> stored) {
-        int valueBytes = values.serializedSize(stored.value());
+        int valueBytes = stored.valueSize(values);
         if (valueBytes < 0 || valueBytes > Integer.MAX_VALUE - HEADER_BYTES) {
             throw new IllegalArgumentException("the value serializer declared " + valueBytes + " bytes");
         }
@@ -44,12 +45,14 @@ final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
     @Override
     public void write(Expirable<V> stored, MemorySegment target) {
         target.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, stored.expiresAtMillis());
-        values.write(stored.value(), target.asSlice(HEADER_BYTES));
+        stored.writeValue(values, target.asSlice(HEADER_BYTES));
     }
 
     @Override
     public Expirable<V> read(MemorySegment source) {
-        return new Expirable<>(values.read(source.asSlice(HEADER_BYTES)), expiresAt(source));
+        // The source is valid only during this call: keep a copy of the value bytes, decode on demand.
+        return Expirable.stored(source.asSlice(HEADER_BYTES).toArray(ValueLayout.JAVA_BYTE), expiresAt(source),
+                values);
     }
 
     @Override

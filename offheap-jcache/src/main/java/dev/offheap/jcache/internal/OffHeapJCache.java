@@ -153,7 +153,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         /** A new entry, or none (and no event) if the expiry policy says it expires at creation. */
         Expirable<V> create(K key, V value, Expirable<V> old) {
             if (old != null) {
-                event(EventType.EXPIRED, key, old.value(), old.value());
+                gone(EventType.EXPIRED, key, old);
             }
             long at = creationExpiry(now);
             if (at <= now) {
@@ -161,13 +161,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             event(EventType.CREATED, key, value, null);
             stored++;
-            return new Expirable<>(value, at);
+            return Expirable.of(value, at);
         }
 
         Expirable<V> update(K key, V value, Expirable<V> live) {
-            event(EventType.UPDATED, key, value, live.value());
+            if (!listeners.isEmpty()) {
+                event(EventType.UPDATED, key, value, live.value());
+            }
             stored++;
-            return new Expirable<>(value, updateExpiry(now, live.expiresAtMillis()));
+            return Expirable.of(value, updateExpiry(now, live.expiresAtMillis()));
         }
 
         void event(EventType type, K key, V value, V oldValue) {
@@ -179,6 +181,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             boolean hasOld = type != EventType.CREATED;
             events.add(new JCacheEntryEvent<>(OffHeapJCache.this, type, key, value, hasOld ? oldValue : null, hasOld));
+        }
+
+        /** A REMOVED or EXPIRED event; decodes the old value only if someone listens. */
+        void gone(EventType type, K key, Expirable<V> old) {
+            if (!listeners.isEmpty()) {
+                event(type, key, old.value(), old.value());
+            }
         }
 
         long elapsedNanos() {
@@ -336,7 +345,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                                 return current;
                             }
                             op.event(EventType.CREATED, key, loaded, null);
-                            return new Expirable<>(loaded, at);
+                            return Expirable.of(loaded, at);
                         });
                     }
                 }
@@ -353,7 +362,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
     private void expire(K key, Op op) {
         store.compute(key, (k, current) -> {
             if (current != null && current.isExpiredAt(op.now)) {
-                op.event(EventType.EXPIRED, key, current.value(), current.value());
+                op.gone(EventType.EXPIRED, key, current);
                 return null;
             }
             return current;
@@ -599,10 +608,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             Expirable<V> live = live(old, op.now);
             if (live != null) {
-                op.event(EventType.REMOVED, key, live.value(), live.value());
+                op.gone(EventType.REMOVED, key, live);
                 removed[0] = true;
             } else if (old != null) {
-                op.event(EventType.EXPIRED, key, old.value(), old.value());
+                op.gone(EventType.EXPIRED, key, old);
             }
             return null;
         });
@@ -636,7 +645,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 op.failure = e;
                 return old;
             }
-            op.event(EventType.REMOVED, key, live.value(), live.value());
+            op.gone(EventType.REMOVED, key, live);
             outcome[0] = 2;
             return null;
         });
@@ -670,10 +679,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             Expirable<V> live = live(old, op.now);
             if (live != null) {
-                op.event(EventType.REMOVED, key, live.value(), live.value());
+                op.gone(EventType.REMOVED, key, live);
                 previous.add(live.value());
             } else if (old != null) {
-                op.event(EventType.EXPIRED, key, old.value(), old.value());
+                op.gone(EventType.EXPIRED, key, old);
             }
             return null;
         });
@@ -817,9 +826,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                     return null;
                 }
                 if (old.isExpiredAt(op.now)) {
-                    op.event(EventType.EXPIRED, key, old.value(), old.value());
+                    op.gone(EventType.EXPIRED, key, old);
                 } else {
-                    op.event(EventType.REMOVED, key, old.value(), old.value());
+                    op.gone(EventType.REMOVED, key, old);
                     was[0] = true;
                 }
                 return null;
@@ -857,8 +866,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         store.compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             existed[0] = live != null;
-            ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live == null ? null : live.value(),
-                    readsThrough() ? loader : null);
+            ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live, readsThrough() ? loader : null);
             try {
                 result.add(entryProcessor.process(entry, arguments));
             } catch (EntryProcessorException e) {
@@ -917,7 +925,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             case REMOVE -> {
                 delete(key);
                 if (live != null) {
-                    op.event(EventType.REMOVED, key, live.value(), live.value());
+                    op.gone(EventType.REMOVED, key, live);
                 }
                 return null;
             }
@@ -1036,7 +1044,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                         return old;
                     }
                     if (old != null) {
-                        op.event(EventType.REMOVED, key, old.value(), old.value());
+                        op.gone(EventType.REMOVED, key, old);
                         removed[0] = true;
                     }
                     return null;

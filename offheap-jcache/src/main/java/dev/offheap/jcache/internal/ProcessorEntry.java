@@ -27,17 +27,17 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     }
 
     private final K key;
-    private final V existing;
+    private final Expirable<V> existing;
     private final CacheLoader<K, V> readThrough;
     private V value;
     private Operation operation = Operation.NONE;
 
     /**
      * @param key         the key
-     * @param existing    the live value before the processor ran, or null
+     * @param existing    the live entry before the processor ran, or null; decoded only if read
      * @param readThrough the loader if the cache reads through, else null
      */
-    ProcessorEntry(K key, V existing, CacheLoader<K, V> readThrough) {
+    ProcessorEntry(K key, Expirable<V> existing, CacheLoader<K, V> readThrough) {
         this.key = key;
         this.existing = existing;
         this.readThrough = readThrough;
@@ -60,7 +60,7 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     @Override
     public V getValue() {
         if (operation == Operation.NONE) {
-            value = existing;
+            value = existing == null ? null : existing.value();
             if (value != null) {
                 operation = Operation.ACCESS;
             }
