@@ -92,11 +92,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         this.configurationBean = new ConfigurationBean(configuration);
         this.statisticsName = MBeans.name("CacheStatistics", manager.getURI().toString(), name);
         this.configurationName = MBeans.name("CacheConfiguration", manager.getURI().toString(), name);
-        this.loadExecutor = new ThreadPoolExecutor(0, 4, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
-            Thread thread = new Thread(task, "offheap-jcache-loadAll " + name);
-            thread.setDaemon(true);
-            return thread;
-        });
+        // loadAll runs in the background, one at a time per cache, on a thread that ends when idle.
+        ThreadPoolExecutor loads = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                task -> {
+                    Thread thread = new Thread(task, "offheap-jcache-loadAll " + name);
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        loads.allowCoreThreadTimeOut(true);
+        this.loadExecutor = loads;
         if (configuration.isStatisticsEnabled()) {
             MBeans.register(statistics, statisticsName);
         }
