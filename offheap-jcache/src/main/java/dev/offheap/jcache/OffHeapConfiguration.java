@@ -1,10 +1,12 @@
 package dev.offheap.jcache;
 
 import dev.offheap.cache.EvictionPolicy;
+import dev.offheap.cache.Serializer;
 
 import java.io.Serial;
 import java.util.Objects;
 import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.Factory;
 import javax.cache.configuration.MutableConfiguration;
 
 /**
@@ -13,7 +15,10 @@ import javax.cache.configuration.MutableConfiguration;
  * like any {@link MutableConfiguration}. A configuration that sets no capacity (a plain JCache one, or
  * this one before {@link #setCapacityBytes(long)}) gets the cache manager's default: its property
  * {@value #CAPACITY_PROPERTY}, else the system property of that name, else {@link #DEFAULT_CAPACITY_BYTES}.
- * The eviction policy defaults to {@link EvictionPolicy#W_TINY_LFU}. The configuration a cache reports
+ * The eviction policy defaults to {@link EvictionPolicy#W_TINY_LFU}. Keys and values are serialized by
+ * the built-in serializer of their configured type ({@code String}, {@code Long}, {@code Integer},
+ * {@code byte[]}) or else by Java serialization, unless a serializer factory is set
+ * ({@link #setKeySerializerFactory(Factory)}, {@link #setValueSerializerFactory(Factory)}). The configuration a cache reports
  * ({@code cache.getConfiguration(OffHeapConfiguration.class)}) holds the capacity it really got.
  *
  * <p>The capacity counts every byte the cache uses outside the heap: serialized keys and values, the
@@ -42,6 +47,8 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
     /** Zero: not set, the manager's default applies. */
     private long capacityBytes;
     private EvictionPolicy evictionPolicy = EvictionPolicy.W_TINY_LFU;
+    private Factory<? extends Serializer<K>> keySerializerFactory;
+    private Factory<? extends Serializer<V>> valueSerializerFactory;
 
     /** A configuration with JCache's defaults and the default capacity and eviction policy. */
     public OffHeapConfiguration() {
@@ -59,6 +66,8 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
         if (configuration instanceof OffHeapConfiguration<K, V> offHeap) {
             this.capacityBytes = offHeap.capacityBytes;
             this.evictionPolicy = offHeap.evictionPolicy;
+            this.keySerializerFactory = offHeap.keySerializerFactory;
+            this.valueSerializerFactory = offHeap.valueSerializerFactory;
         }
     }
 
@@ -102,9 +111,45 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
         return this;
     }
 
+    /** @return the factory of the key serializer, or null for the one the key type selects */
+    public Factory<? extends Serializer<K>> getKeySerializerFactory() {
+        return keySerializerFactory;
+    }
+
+    /**
+     * Sets how keys become bytes, instead of the serializer the key type selects. Each cache made from this
+     * configuration calls {@code factory.create()} once and uses the serializer from many threads: it must be
+     * thread-safe. Keys are equal in the cache when their serialized bytes are equal.
+     *
+     * @param factory makes the key serializer; null to go back to the one the key type selects
+     * @return this configuration
+     */
+    public OffHeapConfiguration<K, V> setKeySerializerFactory(Factory<? extends Serializer<K>> factory) {
+        this.keySerializerFactory = factory;
+        return this;
+    }
+
+    /** @return the factory of the value serializer, or null for the one the value type selects */
+    public Factory<? extends Serializer<V>> getValueSerializerFactory() {
+        return valueSerializerFactory;
+    }
+
+    /**
+     * Sets how values become bytes, instead of the serializer the value type selects. Each cache made from
+     * this configuration calls {@code factory.create()} once and uses the serializer from many threads: it
+     * must be thread-safe.
+     *
+     * @param factory makes the value serializer; null to go back to the one the value type selects
+     * @return this configuration
+     */
+    public OffHeapConfiguration<K, V> setValueSerializerFactory(Factory<? extends Serializer<V>> factory) {
+        this.valueSerializerFactory = factory;
+        return this;
+    }
+
     /**
      * Equal to another configuration with equal JCache settings; to another {@code OffHeapConfiguration}
-     * only if capacity and eviction policy are equal too (so a plain {@link MutableConfiguration} copied
+     * only if capacity, eviction policy and serializer factories are equal too (so a plain {@link MutableConfiguration} copied
      * into one stays equal to it, as JCache's own copies are).
      */
     @Override
@@ -113,7 +158,9 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
             return false;
         }
         return !(other instanceof OffHeapConfiguration<?, ?> that)
-                || (capacityBytes == that.capacityBytes && evictionPolicy == that.evictionPolicy);
+                || (capacityBytes == that.capacityBytes && evictionPolicy == that.evictionPolicy
+                && Objects.equals(keySerializerFactory, that.keySerializerFactory)
+                && Objects.equals(valueSerializerFactory, that.valueSerializerFactory));
     }
 
     /** @return the JCache settings' hash: equal configurations, by {@link #equals(Object)}, hash equally */

@@ -484,4 +484,56 @@ class OffHeapCachingProviderTest {
         }
         assertThat(OrderRecorder.SEEN).containsExactlyElementsOf(written);
     }
+
+    /** Not Serializable: only a custom serializer can store it. */
+    record Money(long cents) {
+    }
+
+    /** Money as 8 bytes. */
+    public static final class MoneySerializer implements dev.offheap.cache.Serializer<Money> {
+        @Override
+        public int serializedSize(Money value) {
+            return Long.BYTES;
+        }
+
+        @Override
+        public void write(Money value, java.lang.foreign.MemorySegment target) {
+            target.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, value.cents());
+        }
+
+        @Override
+        public Money read(java.lang.foreign.MemorySegment source) {
+            return new Money(source.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        }
+    }
+
+    @Test
+    void aConfiguredSerializerReplacesTheOneTheTypeSelects() {
+        OffHeapConfiguration<String, Money> configuration = small(String.class, Money.class);
+        configuration.setValueSerializerFactory(FactoryBuilder.factoryOf(MoneySerializer.class));
+        Cache<String, Money> cache = manager.createCache("money", configuration);
+        cache.put("price", new Money(1999));
+        assertThat(cache.get("price")).isEqualTo(new Money(1999));
+        @SuppressWarnings("unchecked")
+        OffHeapCache<String, ?> offHeap = cache.unwrap(OffHeapCache.class);
+        Long stored = offHeap.read("price", bytes -> bytes.byteSize());
+        assertThat(stored).isEqualTo(2L * Long.BYTES);
+
+        OffHeapConfiguration<String, Money> withoutSerializer = small(String.class, Money.class);
+        Cache<String, Money> javaSerialized = manager.createCache("money2", withoutSerializer);
+        assertThatThrownBy(() -> javaSerialized.put("price", new Money(1)))
+                .hasStackTraceContaining("not java.io.Serializable");
+        assertThat(javaSerialized.containsKey("price")).isFalse();
+    }
+
+    @Test
+    void aCapacityTooSmallForTheTablesIsRefusedAndNoCacheIsMade() {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setCapacityBytes(1_000);
+        assertThatThrownBy(() -> manager.createCache("tiny", configuration))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1000 bytes");
+        assertThat(manager.getCache("tiny")).isNull();
+        assertThat(manager.createCache("tiny", small(String.class, String.class))).isNotNull();
+    }
 }

@@ -82,8 +82,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
             listeners.add(new ListenerRegistration<>(listener));
         }
-        this.store = OffHeapCache.builder(serializerFor(keyType, classLoader),
-                        new ExpirableSerializer<>(serializerFor(valueType, classLoader)))
+        Serializer<K> keys = configuration.getKeySerializerFactory() == null
+                ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
+        Serializer<V> values = configuration.getValueSerializerFactory() == null
+                ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
+        this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
+                        new ExpirableSerializer<>(Objects.requireNonNull(values, "the value serializer factory made null")))
                 .capacity(configuration.getCapacityBytes())
                 .evictionPolicy(configuration.getEvictionPolicy())
                 .name("jcache " + manager.getURI() + " " + name)
