@@ -86,12 +86,18 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
         Serializer<V> values = configuration.getValueSerializerFactory() == null
                 ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
-        this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
-                        new ExpirableSerializer<>(Objects.requireNonNull(values, "the value serializer factory made null")))
-                .capacity(configuration.getCapacityBytes())
-                .evictionPolicy(configuration.getEvictionPolicy())
-                .name("jcache " + manager.getURI() + " " + name)
-                .build();
+        try {
+            this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
+                            new ExpirableSerializer<>(
+                                    Objects.requireNonNull(values, "the value serializer factory made null")))
+                    .capacity(configuration.getCapacityBytes())
+                    .evictionPolicy(configuration.getEvictionPolicy())
+                    .name("jcache " + manager.getURI() + " " + name)
+                    .build();
+        } catch (RuntimeException e) {
+            closeUserResources();
+            throw e;
+        }
         this.statistics = new JCacheStatistics(this::evictionsSinceStart);
         this.configurationBean = new ConfigurationBean(configuration);
         this.statisticsName = MBeans.name("CacheStatistics", manager.getURI().toString(), name);
@@ -105,11 +111,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 });
         loads.allowCoreThreadTimeOut(true);
         this.loadExecutor = loads;
-        if (configuration.isStatisticsEnabled()) {
-            MBeans.register(statistics, statisticsName);
+        try {
+            if (configuration.isStatisticsEnabled()) {
+                MBeans.register(statistics, statisticsName);
+            }
+            if (configuration.isManagementEnabled()) {
+                MBeans.register(configurationBean, configurationName);
+            }
+        } catch (RuntimeException e) {
+            MBeans.unregister(statisticsName);
+            store.close();
+            closeUserResources();
+            throw e;
         }
-        if (configuration.isManagementEnabled()) {
-            MBeans.register(configurationBean, configurationName);
+    }
+
+    /** Closes what the configuration's factories made: loader, writer, expiry policy, listeners. */
+    private void closeUserResources() {
+        ListenerRegistration.closeQuietly(loader);
+        ListenerRegistration.closeQuietly(writer);
+        ListenerRegistration.closeQuietly(expiryPolicy);
+        for (ListenerRegistration<K, V> listener : listeners) {
+            listener.close();
         }
     }
 
@@ -1124,12 +1147,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        ListenerRegistration.closeQuietly(loader);
-        ListenerRegistration.closeQuietly(writer);
-        ListenerRegistration.closeQuietly(expiryPolicy);
-        for (ListenerRegistration<K, V> listener : listeners) {
-            listener.close();
-        }
+        closeUserResources();
         store.close();
     }
 
