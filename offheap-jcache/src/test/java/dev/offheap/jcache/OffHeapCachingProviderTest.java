@@ -536,4 +536,21 @@ class OffHeapCachingProviderTest {
         assertThat(manager.getCache("tiny")).isNull();
         assertThat(manager.createCache("tiny", small(String.class, String.class))).isNotNull();
     }
+
+    @Test
+    void anEntryProcessorThatCallsItsOwnCacheFailsAndChangesNothing() {
+        Cache<String, String> cache = manager.createCache("reentrant", small(String.class, String.class));
+        cache.put("k", "v");
+        assertThatThrownBy(() -> cache.invoke("k", (entry, arguments) -> {
+            cache.put("other", "x");
+            return null;
+        }))
+                .isInstanceOf(javax.cache.processor.EntryProcessorException.class)
+                .hasRootCauseInstanceOf(IllegalStateException.class)
+                .hasStackTraceContaining("called from its own");
+        assertThat(cache.get("k")).isEqualTo("v");
+        assertThat(cache.containsKey("other")).isFalse();
+        cache.put("other", "y");
+        assertThat(cache.get("other")).isEqualTo("y");
+    }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
@@ -67,6 +68,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
     private final ObjectName configurationName;
     private final ExecutorService loadExecutor;
     private volatile boolean closed;
+    /** Set while this thread runs inside {@link #compute}; see there. */
+    private final ThreadLocal<Boolean> insideCompute = new ThreadLocal<>();
 
     OffHeapJCache(OffHeapCacheManager manager, String name, OffHeapConfiguration<K, V> configuration) {
         this.manager = manager;
@@ -348,7 +351,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         if (stored != null && !stored.isExpiredAt(now)) {
             long at = accessExpiry(now, stored.expiresAtMillis());
             if (at != stored.expiresAtMillis()) {
-                store.compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+                compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
             }
             if (statisticsOn()) {
                 statistics.hits(1);
@@ -371,7 +374,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                     long at = creationExpiry(now);
                     if (at > now) {
                         // Loaded outside the store's lock: a value written meanwhile wins over the load.
-                        store.compute(key, (k, current) -> {
+                        compute(key, (k, current) -> {
                             if (live(current, now) != null) {
                                 return current;
                             }
@@ -391,7 +394,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
 
     /** Drops the entry of {@code key} if it is still expired, with an EXPIRED event. */
     private void expire(K key, Op op) {
-        store.compute(key, (k, current) -> {
+        compute(key, (k, current) -> {
             if (current != null && current.isExpiredAt(op.now)) {
                 op.gone(EventType.EXPIRED, key, current);
                 return null;
@@ -473,7 +476,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
     }
 
     private void storeLoaded(K key, V value, boolean replaceExisting, Op op) {
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return op.create(key, value, old);
@@ -491,7 +494,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
-        store.compute(key, (k, old) -> putInside(key, value, old, op));
+        compute(key, (k, old) -> putInside(key, value, old, op));
         op.finish();
         if (statisticsOn() && op.stored > 0) {
             statistics.puts(op.stored);
@@ -518,7 +521,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(value);
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             Expirable<V> result = putInside(key, value, old, op);
             if (op.failure == null && live != null) {
@@ -574,7 +577,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         for (Map.Entry<K, V> entry : toPut.entrySet()) {
             K key = entry.getKey();
             V value = entry.getValue();
-            store.compute(key, (k, old) -> {
+            compute(key, (k, old) -> {
                 Expirable<V> live = live(old, op.now);
                 return live == null ? op.create(key, value, old) : op.update(key, value, live);
             });
@@ -603,7 +606,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             return false;
         }
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             if (live(old, op.now) != null) {
                 return old;
             }
@@ -630,7 +633,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         Op op = new Op();
         boolean[] removed = new boolean[1];
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             try {
                 delete(key);
             } catch (RuntimeException e) {
@@ -661,7 +664,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(oldValue);
         Op op = new Op();
         int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: removed
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return old;
@@ -701,7 +704,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             try {
                 delete(key);
             } catch (RuntimeException e) {
@@ -740,7 +743,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(newValue);
         Op op = new Op();
         int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: replaced
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return old;
@@ -786,7 +789,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(value);
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return old;
@@ -852,7 +855,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         long removed = 0;
         for (K key : toRemove) {
             boolean[] was = new boolean[1];
-            store.compute(key, (k, old) -> {
+            compute(key, (k, old) -> {
                 if (old == null) {
                     return null;
                 }
@@ -894,7 +897,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         List<T> result = new ArrayList<>(1);
         boolean[] existed = new boolean[1];
         ProcessorEntry.Operation[] done = new ProcessorEntry.Operation[1];
-        store.compute(key, (k, old) -> {
+        compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             existed[0] = live != null;
             ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live, readsThrough() ? loader : null);
@@ -1037,7 +1040,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                     K key = candidate.getKey();
                     long at = accessExpiry(now, stored.expiresAtMillis());
                     if (at != stored.expiresAtMillis()) {
-                        store.compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+                        compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
                     }
                     next = new CacheEntry<>(key, stored.value());
                 }
@@ -1067,7 +1070,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 last = null;
                 Op op = new Op();
                 boolean[] removed = new boolean[1];
-                store.compute(key, (k, old) -> {
+                compute(key, (k, old) -> {
                     try {
                         delete(key);
                     } catch (RuntimeException e) {
@@ -1178,6 +1181,27 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         if (closed) {
             throw new IllegalStateException("cache '" + name + "' is closed");
         }
+        if (insideCompute.get() != null) {
+            throw new IllegalStateException("cache '" + name + "' was called from its own cache writer, loader,"
+                    + " expiry policy or entry processor, which run under the lock of an entry: not supported");
+        }
+    }
+
+    /**
+     * {@link OffHeapCache#compute} with the current thread marked as inside it, so that user code running
+     * there (writer, expiry policy, entry processor and its loads) cannot call this cache: the off-heap
+     * cache would refuse a call for the same segment, and one for another segment could deadlock with a
+     * thread doing the reverse.
+     */
+    private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
+        store.compute(key, (k, old) -> {
+            insideCompute.set(Boolean.TRUE);
+            try {
+                return remapping.apply(key, old);
+            } finally {
+                insideCompute.remove();
+            }
+        });
     }
 
     private void checkKey(K key) {
