@@ -8,6 +8,13 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
@@ -182,5 +189,50 @@ class JCacheModelTest {
         assertThat(EventCounter.CREATED.get()).isEqualTo(created);
         assertThat(EventCounter.UPDATED.get()).isEqualTo(updated);
         assertThat(EventCounter.REMOVED.get()).isEqualTo(removed);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {3, 11})
+    void concurrentWritersCreateEachKeyExactlyOnce(long seed) throws Exception {
+        OffHeapConfiguration<Integer, String> configuration = new OffHeapConfiguration<>();
+        configuration.setCapacityBytes(8L << 20).setTypes(Integer.class, String.class);
+        configuration.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(EventCounter.class), null, false, true));
+        Cache<Integer, String> cache = manager.createCache("concurrent-" + seed, configuration);
+        int threads = 4;
+        int perThread = 3_000;
+        int keys = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Integer>> absentSeen = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Random random = new Random(seed * 31 + t);
+            absentSeen.add(pool.submit(() -> {
+                start.await();
+                int absent = 0;
+                for (int i = 0; i < perThread; i++) {
+                    if (cache.getAndPut(random.nextInt(keys), "t" + i) == null) {
+                        absent++;
+                    }
+                }
+                return absent;
+            }));
+        }
+        start.countDown();
+        int absentTotal = 0;
+        for (Future<Integer> future : absentSeen) {
+            absentTotal += future.get(120, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        int present = 0;
+        for (int key = 0; key < keys; key++) {
+            if (cache.containsKey(key)) {
+                present++;
+            }
+        }
+        // Each key that is present was created exactly once, by the one getAndPut that found it absent.
+        assertThat(absentTotal).isEqualTo(present);
+        assertThat(EventCounter.CREATED.get()).isEqualTo(present);
+        assertThat(EventCounter.UPDATED.get()).isEqualTo(threads * perThread - present);
     }
 }
