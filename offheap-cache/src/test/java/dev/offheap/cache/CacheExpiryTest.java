@@ -43,6 +43,27 @@ class CacheExpiryTest {
     }
 
     @Test
+    void writesToOtherSegmentsEventuallyRemoveExpiredEntriesOfIdleOnes() {
+        List<String> removed = new ArrayList<>();
+        try (OffHeapCache<String, String> cache = builder().expireAfterWrite(Duration.ofSeconds(1)).concurrencyLevel(8)
+                .removalListener((k, v, cause) -> {
+                    if (cause != RemovalCause.REPLACED) {
+                        removed.add(k + ":" + cause);
+                    }
+                }).build()) {
+            for (int i = 0; i < 50; i++) {
+                cache.put("old" + i, "v");
+            }
+            advance(Duration.ofSeconds(2));
+            for (int i = 0; i < 5000 && removed.size() < 50; i++) {
+                cache.put("new", "v" + i);
+            }
+            assertThat(removed).hasSize(50).allMatch(s -> s.startsWith("old") && s.endsWith(":EXPIRED"));
+            assertThat(cache.size()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void expireAfterAccessIsExtendedByReads() {
         try (OffHeapCache<String, String> cache = builder().expireAfterAccess(Duration.ofSeconds(10)).build()) {
             cache.put("a", "1");

@@ -691,6 +691,27 @@ final class Shard {
         }
     }
 
+    /**
+     * Removes expired queue heads if the write lock is free at once; lets writes to one segment clean
+     * segments that see no writes of their own.
+     */
+    void tryExpire(long nowMillis, Removals removals) {
+        if (writer == Thread.currentThread()) {
+            return;
+        }
+        long stamp = lock.tryWriteLock();
+        if (stamp == 0) {
+            return;
+        }
+        writer = Thread.currentThread();
+        try {
+            readBuffer.drain(this);
+            expireLocked(nowMillis, removals);
+        } finally {
+            unlockWrite(stamp);
+        }
+    }
+
     // ------------------------------------------------------------------ inspection
 
     /** @return {count, entry bytes, used bytes of the region}, read consistently */
