@@ -28,6 +28,7 @@ import javax.cache.configuration.Configuration;
 import javax.cache.configuration.Factory;
 import javax.cache.event.EventType;
 import javax.cache.expiry.Duration;
+import javax.cache.expiry.EternalExpiryPolicy;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheLoaderException;
@@ -61,6 +62,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
     private final CacheLoader<K, V> loader;
     private final CacheWriter<K, V> writer;
     private final ExpiryPolicy expiryPolicy;
+    /** Whether the expiry policy is JCache's default, {@link EternalExpiryPolicy}, whose answers are fixed. */
+    private final boolean eternal;
     private final CopyOnWriteArrayList<ListenerRegistration<K, V>> listeners = new CopyOnWriteArrayList<>();
     private final JCacheStatistics statistics;
     private final ConfigurationBean configurationBean;
@@ -82,6 +85,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         this.loader = loaderFactory == null ? null : loaderFactory.create();
         this.writer = createWriter(configuration);
         this.expiryPolicy = configuration.getExpiryPolicyFactory().create();
+        this.eternal = expiryPolicy != null && expiryPolicy.getClass() == EternalExpiryPolicy.class;
         for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
             listeners.add(new ListenerRegistration<>(listener));
         }
@@ -494,7 +498,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
-        compute(key, (k, old) -> putInside(key, value, old, op));
+        if (eternal && listeners.isEmpty() && (writer == null || !configuration.isWriteThrough())) {
+            // Nothing to ask the old entry: every entry lives forever, nobody listens, nothing writes
+            // through. A plain put skips compute's read of the old value.
+            store.put(key, Expirable.of(value, Expirable.NEVER));
+            op.stored = 1;
+        } else {
+            compute(key, (k, old) -> putInside(key, value, old, op));
+        }
         op.finish();
         if (statisticsOn() && op.stored > 0) {
             statistics.puts(op.stored);
