@@ -1,0 +1,83 @@
+package dev.offheap.jcache.internal;
+
+import dev.offheap.cache.Serializer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * What the off-heap cache stores per JCache entry: the value and the wall-clock time at which it expires.
+ *
+ * <p>One read from the store keeps the value's bytes and deserializes them only when {@link #value()} is
+ * asked for. So an operation that only needs the expiry time (a put over a live entry with no listener), or
+ * that writes the entry back with a new expiry time, never deserializes the value, and writing such an
+ * entry back copies its bytes instead of serializing again.
+ *
+ * <p>Not thread-safe: an instance lives within one operation.
+ *
+ * @param <V> value type
+ */
+final class Expirable<V> {
+    static final long NEVER = Long.MAX_VALUE;
+
+    private final long expiresAtMillis;
+    private V value;
+    private final byte[] valueBytes;
+    private final Serializer<V> serializer;
+
+    private Expirable(long expiresAtMillis, V value, byte[] valueBytes, Serializer<V> serializer) {
+        this.expiresAtMillis = expiresAtMillis;
+        this.value = value;
+        this.valueBytes = valueBytes;
+        this.serializer = serializer;
+    }
+
+    /** A new entry of a value, to be serialized when stored. */
+    static <V> Expirable<V> of(V value, long expiresAtMillis) {
+        return new Expirable<>(expiresAtMillis, value, null, null);
+    }
+
+    /** An entry read from the store: its value bytes, deserialized on demand. */
+    static <V> Expirable<V> stored(byte[] valueBytes, long expiresAtMillis, Serializer<V> serializer) {
+        return new Expirable<>(expiresAtMillis, null, valueBytes, serializer);
+    }
+
+    /** @return the wall-clock time at which the entry expires, {@link #NEVER} for never */
+    long expiresAtMillis() {
+        return expiresAtMillis;
+    }
+
+    boolean isExpiredAt(long nowMillis) {
+        return expiresAtMillis <= nowMillis;
+    }
+
+    /** @return the value, deserialized at the first call */
+    V value() {
+        if (value == null) {
+            value = serializer.read(MemorySegment.ofArray(valueBytes));
+        }
+        return value;
+    }
+
+    /** @return the same value with another expiry time; shares the serialized bytes */
+    Expirable<V> withExpiry(long newExpiresAtMillis) {
+        return new Expirable<>(newExpiresAtMillis, value, valueBytes, serializer);
+    }
+
+    int valueSize(Serializer<V> values) {
+        return valueBytes != null ? valueBytes.length : values.serializedSize(value);
+    }
+
+    void writeValue(Serializer<V> values, MemorySegment target) {
+        if (valueBytes != null) {
+            MemorySegment.copy(valueBytes, 0, target, ValueLayout.JAVA_BYTE, 0, valueBytes.length);
+        } else {
+            values.write(value, target);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (value != null ? String.valueOf(value) : valueBytes.length + " bytes") + " until " + expiresAtMillis;
+    }
+}

@@ -1,0 +1,131 @@
+package dev.offheap.jcache.internal;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import javax.cache.management.CacheStatisticsMXBean;
+
+/**
+ * JCache's statistics of one cache, counted by the JCache layer (its notions of hit, miss, put and removal
+ * differ from the off-heap cache's). Evictions come from the off-heap cache. Thread-safe.
+ */
+final class JCacheStatistics implements CacheStatisticsMXBean {
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder puts = new LongAdder();
+    private final LongAdder removals = new LongAdder();
+    private final LongAdder getNanos = new LongAdder();
+    private final LongAdder putNanos = new LongAdder();
+    private final LongAdder removeNanos = new LongAdder();
+    private final LongSupplier evictionsSinceStart;
+    private volatile long evictionsAtClear;
+
+    JCacheStatistics(LongSupplier evictionsSinceStart) {
+        this.evictionsSinceStart = evictionsSinceStart;
+    }
+
+    void hits(long count) {
+        hits.add(count);
+    }
+
+    void misses(long count) {
+        misses.add(count);
+    }
+
+    void puts(long count) {
+        puts.add(count);
+    }
+
+    void removals(long count) {
+        removals.add(count);
+    }
+
+    void getTime(long nanos) {
+        getNanos.add(nanos);
+    }
+
+    void putTime(long nanos) {
+        putNanos.add(nanos);
+    }
+
+    void removeTime(long nanos) {
+        removeNanos.add(nanos);
+    }
+
+    @Override
+    public void clear() {
+        hits.reset();
+        misses.reset();
+        puts.reset();
+        removals.reset();
+        getNanos.reset();
+        putNanos.reset();
+        removeNanos.reset();
+        evictionsAtClear = evictionsSinceStart.getAsLong();
+    }
+
+    @Override
+    public long getCacheHits() {
+        return hits.sum();
+    }
+
+    @Override
+    public float getCacheHitPercentage() {
+        long hitCount = getCacheHits();
+        long gets = hitCount + getCacheMisses();
+        return gets == 0 ? 0f : hitCount * 100f / gets;
+    }
+
+    @Override
+    public long getCacheMisses() {
+        return misses.sum();
+    }
+
+    @Override
+    public float getCacheMissPercentage() {
+        long missCount = getCacheMisses();
+        long gets = getCacheHits() + missCount;
+        return gets == 0 ? 0f : missCount * 100f / gets;
+    }
+
+    @Override
+    public long getCacheGets() {
+        return getCacheHits() + getCacheMisses();
+    }
+
+    @Override
+    public long getCachePuts() {
+        return puts.sum();
+    }
+
+    @Override
+    public long getCacheRemovals() {
+        return removals.sum();
+    }
+
+    @Override
+    public long getCacheEvictions() {
+        return evictionsSinceStart.getAsLong() - evictionsAtClear;
+    }
+
+    /** @return mean time per get in microseconds */
+    @Override
+    public float getAverageGetTime() {
+        return averageMicros(getNanos.sum(), getCacheGets());
+    }
+
+    /** @return mean time per put in microseconds */
+    @Override
+    public float getAveragePutTime() {
+        return averageMicros(putNanos.sum(), getCachePuts());
+    }
+
+    /** @return mean time per removal in microseconds */
+    @Override
+    public float getAverageRemoveTime() {
+        return averageMicros(removeNanos.sum(), getCacheRemovals());
+    }
+
+    private static float averageMicros(long nanos, long count) {
+        return count == 0 ? 0f : (nanos / 1_000f) / count;
+    }
+}

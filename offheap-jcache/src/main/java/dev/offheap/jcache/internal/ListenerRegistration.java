@@ -1,0 +1,130 @@
+package dev.offheap.jcache.internal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import javax.cache.configuration.CacheEntryListenerConfiguration;
+import javax.cache.configuration.Factory;
+import javax.cache.event.CacheEntryCreatedListener;
+import javax.cache.event.CacheEntryEvent;
+import javax.cache.event.CacheEntryEventFilter;
+import javax.cache.event.CacheEntryExpiredListener;
+import javax.cache.event.CacheEntryListener;
+import javax.cache.event.CacheEntryListenerException;
+import javax.cache.event.CacheEntryRemovedListener;
+import javax.cache.event.CacheEntryUpdatedListener;
+import javax.cache.event.EventType;
+
+/**
+ * One registered entry listener with its filter. Synchronous listeners run on the thread that changed the
+ * cache, before the operation returns, and their exceptions reach the caller as
+ * {@link CacheEntryListenerException}. Asynchronous ones run in order on a thread of their own (started on
+ * demand, ended when idle), so each sees the events in the order the cache made them.
+ */
+final class ListenerRegistration<K, V> {
+    private static final System.Logger LOG = System.getLogger(ListenerRegistration.class.getName());
+
+    private final CacheEntryListenerConfiguration<K, V> configuration;
+    private final CacheEntryListener<? super K, ? super V> listener;
+    private final CacheEntryEventFilter<? super K, ? super V> filter;
+    private final ThreadPoolExecutor async;
+
+    ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration) {
+        this.configuration = configuration;
+        this.listener = configuration.getCacheEntryListenerFactory().create();
+        Factory<CacheEntryEventFilter<? super K, ? super V>> filterFactory =
+                configuration.getCacheEntryEventFilterFactory();
+        this.filter = filterFactory == null ? null : filterFactory.create();
+        if (configuration.isSynchronous()) {
+            this.async = null;
+        } else {
+            this.async = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
+                Thread thread = new Thread(task, "offheap-jcache-listener");
+                thread.setDaemon(true);
+                return thread;
+            });
+            this.async.allowCoreThreadTimeOut(true);
+        }
+    }
+
+    CacheEntryListenerConfiguration<K, V> configuration() {
+        return configuration;
+    }
+
+    boolean wants(EventType type) {
+        return switch (type) {
+            case CREATED -> listener instanceof CacheEntryCreatedListener;
+            case UPDATED -> listener instanceof CacheEntryUpdatedListener;
+            case REMOVED -> listener instanceof CacheEntryRemovedListener;
+            case EXPIRED -> listener instanceof CacheEntryExpiredListener;
+        };
+    }
+
+    /** Delivers the events of one operation, in order; returns once synchronous listeners are done. */
+    void dispatch(List<JCacheEntryEvent<K, V>> events) {
+        if (async == null) {
+            deliver(events);
+        } else {
+            async.execute(() -> {
+                try {
+                    deliver(events);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "asynchronous cache entry listener failed", e);
+                }
+            });
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void deliver(List<JCacheEntryEvent<K, V>> events) {
+        for (JCacheEntryEvent<K, V> event : events) {
+            if (!wants(event.getEventType())) {
+                continue;
+            }
+            JCacheEntryEvent<K, V> seen = configuration.isOldValueRequired() ? event : event.withoutOldValue();
+            try {
+                if (filter != null && !filter.evaluate(seen)) {
+                    continue;
+                }
+                List<CacheEntryEvent<? extends K, ? extends V>> one = List.of(seen);
+                switch (seen.getEventType()) {
+                    case CREATED -> ((CacheEntryCreatedListener<K, V>) listener).onCreated(one);
+                    case UPDATED -> ((CacheEntryUpdatedListener<K, V>) listener).onUpdated(one);
+                    case REMOVED -> ((CacheEntryRemovedListener<K, V>) listener).onRemoved(one);
+                    case EXPIRED -> ((CacheEntryExpiredListener<K, V>) listener).onExpired(one);
+                }
+            } catch (CacheEntryListenerException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new CacheEntryListenerException("cache entry listener " + listener + " failed on " + seen, e);
+            }
+        }
+    }
+
+    /** Stops the asynchronous thread after the events already queued, and closes a closeable listener. */
+    void close() {
+        if (async != null) {
+            async.execute(() -> {
+                closeQuietly(listener);
+                closeQuietly(filter);
+            });
+            async.shutdown();
+        } else {
+            closeQuietly(listener);
+            closeQuietly(filter);
+        }
+    }
+
+    static void closeQuietly(Object resource) {
+        if (resource instanceof Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "closing " + resource + " failed", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,1240 @@
+package dev.offheap.jcache.internal;
+
+import dev.offheap.cache.OffHeapCache;
+import dev.offheap.cache.Serializer;
+import dev.offheap.jcache.OffHeapConfiguration;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.configuration.CacheEntryListenerConfiguration;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.Configuration;
+import javax.cache.configuration.Factory;
+import javax.cache.event.EventType;
+import javax.cache.expiry.Duration;
+import javax.cache.expiry.EternalExpiryPolicy;
+import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.integration.CacheLoader;
+import javax.cache.integration.CacheLoaderException;
+import javax.cache.integration.CacheWriter;
+import javax.cache.integration.CacheWriterException;
+import javax.cache.integration.CompletionListener;
+import javax.cache.processor.EntryProcessor;
+import javax.cache.processor.EntryProcessorException;
+import javax.cache.processor.EntryProcessorResult;
+import javax.management.ObjectName;
+
+/**
+ * A JCache {@link Cache} over an {@link OffHeapCache}.
+ *
+ * <p>Each entry is stored off the heap as its serialized key and an {@link Expirable}: the expiry time
+ * followed by the serialized value. Every JCache operation that reads and then writes an entry runs inside
+ * one {@link OffHeapCache#compute} call, so it is atomic per key; the cache writer and entry processors run
+ * inside it too. Events are collected during the operation and dispatched after it, outside the store's
+ * lock. Expired entries are dropped lazily, when an operation finds them.
+ *
+ * <p>Statistics follow JCache's definitions (a put-if-absent that stores counts a put, a get that finds an
+ * expired entry counts a miss, ...), counted here; evictions come from the off-heap cache.
+ */
+public final class OffHeapJCache<K, V> implements Cache<K, V> {
+    private final OffHeapCacheManager manager;
+    private final String name;
+    private final OffHeapConfiguration<K, V> configuration;
+    private final Class<K> keyType;
+    private final Class<V> valueType;
+    private final OffHeapCache<K, Expirable<V>> store;
+    private final CacheLoader<K, V> loader;
+    private final CacheWriter<K, V> writer;
+    private final ExpiryPolicy expiryPolicy;
+    /** Whether the expiry policy is JCache's default, {@link EternalExpiryPolicy}, whose answers are fixed. */
+    private final boolean eternal;
+    private final CopyOnWriteArrayList<ListenerRegistration<K, V>> listeners = new CopyOnWriteArrayList<>();
+    private final JCacheStatistics statistics;
+    private final ConfigurationBean configurationBean;
+    private final ObjectName statisticsName;
+    private final ObjectName configurationName;
+    private final ExecutorService loadExecutor;
+    private volatile boolean closed;
+    /** Set while this thread runs inside {@link #compute}; see there. */
+    private final ThreadLocal<Boolean> insideCompute = new ThreadLocal<>();
+
+    OffHeapJCache(OffHeapCacheManager manager, String name, OffHeapConfiguration<K, V> configuration) {
+        this.manager = manager;
+        this.name = name;
+        this.configuration = configuration;
+        this.keyType = configuration.getKeyType();
+        this.valueType = configuration.getValueType();
+        ClassLoader classLoader = manager.getClassLoader();
+        Factory<CacheLoader<K, V>> loaderFactory = configuration.getCacheLoaderFactory();
+        this.loader = loaderFactory == null ? null : loaderFactory.create();
+        this.writer = createWriter(configuration);
+        this.expiryPolicy = configuration.getExpiryPolicyFactory().create();
+        this.eternal = expiryPolicy != null && expiryPolicy.getClass() == EternalExpiryPolicy.class;
+        for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
+            listeners.add(new ListenerRegistration<>(listener));
+        }
+        Serializer<K> keys = configuration.getKeySerializerFactory() == null
+                ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
+        Serializer<V> values = configuration.getValueSerializerFactory() == null
+                ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
+        try {
+            this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
+                            new ExpirableSerializer<>(
+                                    Objects.requireNonNull(values, "the value serializer factory made null")))
+                    .capacity(configuration.getCapacityBytes())
+                    .evictionPolicy(configuration.getEvictionPolicy())
+                    .name("jcache " + manager.getURI() + " " + name)
+                    .build();
+        } catch (RuntimeException e) {
+            closeUserResources();
+            throw e;
+        }
+        this.statistics = new JCacheStatistics(this::evictionsSinceStart);
+        this.configurationBean = new ConfigurationBean(configuration);
+        this.statisticsName = MBeans.name("CacheStatistics", manager.getURI().toString(), name);
+        this.configurationName = MBeans.name("CacheConfiguration", manager.getURI().toString(), name);
+        // loadAll runs in the background, one at a time per cache, on a thread that ends when idle.
+        ThreadPoolExecutor loads = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                task -> {
+                    Thread thread = new Thread(task, "offheap-jcache-loadAll " + name);
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        loads.allowCoreThreadTimeOut(true);
+        this.loadExecutor = loads;
+        try {
+            if (configuration.isStatisticsEnabled()) {
+                MBeans.register(statistics, statisticsName);
+            }
+            if (configuration.isManagementEnabled()) {
+                MBeans.register(configurationBean, configurationName);
+            }
+        } catch (RuntimeException e) {
+            MBeans.unregister(statisticsName);
+            store.close();
+            closeUserResources();
+            throw e;
+        }
+    }
+
+    /** Closes what the configuration's factories made: loader, writer, expiry policy, listeners. */
+    private void closeUserResources() {
+        ListenerRegistration.closeQuietly(loader);
+        ListenerRegistration.closeQuietly(writer);
+        ListenerRegistration.closeQuietly(expiryPolicy);
+        for (ListenerRegistration<K, V> listener : listeners) {
+            listener.close();
+        }
+    }
+
+    // A writer of supertypes of K and V accepts K and V; JCache's wildcards just cannot say so for writeAll.
+    @SuppressWarnings("unchecked")
+    private static <K, V> CacheWriter<K, V> createWriter(CompleteConfiguration<K, V> configuration) {
+        Factory<CacheWriter<? super K, ? super V>> factory = configuration.getCacheWriterFactory();
+        return factory == null ? null : (CacheWriter<K, V>) factory.create();
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> Serializer<T> serializerFor(Class<T> type, ClassLoader classLoader) {
+        if (type == String.class) {
+            return (Serializer<T>) Serializer.strings();
+        } else if (type == Long.class) {
+            return (Serializer<T>) Serializer.longs();
+        } else if (type == Integer.class) {
+            return (Serializer<T>) Serializer.integers();
+        } else if (type == byte[].class) {
+            return (Serializer<T>) Serializer.byteArrays();
+        }
+        return new JavaSerializer<>(type, classLoader);
+    }
+
+    private long evictionsSinceStart() {
+        try {
+            return store.stats().evictionCount();
+        } catch (IllegalStateException closedMeanwhile) {
+            return 0;
+        }
+    }
+
+    CompleteConfiguration<K, V> configuration() {
+        return configuration;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Per-operation bookkeeping
+
+    /** What one operation observed: its clock, its events and a failure to rethrow after the store call. */
+    private final class Op {
+        final long now = System.currentTimeMillis();
+        final long startNanos = statisticsOn() ? System.nanoTime() : 0;
+        List<JCacheEntryEvent<K, V>> events;
+        RuntimeException failure;
+        /** Entries this operation stored (a creation that expires at once stores nothing). */
+        int stored;
+
+        /** A new entry, or none (and no event) if the expiry policy says it expires at creation. */
+        Expirable<V> create(K key, V value, Expirable<V> old) {
+            if (old != null) {
+                gone(EventType.EXPIRED, key, old);
+            }
+            long at = creationExpiry(now);
+            if (at <= now) {
+                return null;
+            }
+            event(EventType.CREATED, key, value, null);
+            stored++;
+            return Expirable.of(value, at);
+        }
+
+        Expirable<V> update(K key, V value, Expirable<V> live) {
+            if (!listeners.isEmpty()) {
+                event(EventType.UPDATED, key, value, live.value());
+            }
+            stored++;
+            return Expirable.of(value, updateExpiry(now, live.expiresAtMillis()));
+        }
+
+        void event(EventType type, K key, V value, V oldValue) {
+            if (listeners.isEmpty()) {
+                return;
+            }
+            if (events == null) {
+                events = new ArrayList<>(2);
+            }
+            boolean hasOld = type != EventType.CREATED;
+            events.add(new JCacheEntryEvent<>(OffHeapJCache.this, type, key, value, hasOld ? oldValue : null, hasOld));
+        }
+
+        /** A REMOVED or EXPIRED event; decodes the old value only if someone listens. */
+        void gone(EventType type, K key, Expirable<V> old) {
+            if (!listeners.isEmpty()) {
+                event(type, key, old.value(), old.value());
+            }
+        }
+
+        long elapsedNanos() {
+            return System.nanoTime() - startNanos;
+        }
+
+        /** Dispatches the events, then rethrows a failure recorded inside the store call. */
+        void finish() {
+            if (events != null) {
+                for (ListenerRegistration<K, V> listener : listeners) {
+                    listener.dispatch(events);
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+
+    private boolean statisticsOn() {
+        return configuration.isStatisticsEnabled();
+    }
+
+    private Expirable<V> live(Expirable<V> stored, long now) {
+        return stored == null || stored.isExpiredAt(now) ? null : stored;
+    }
+
+    private long creationExpiry(long now) {
+        Duration duration;
+        try {
+            duration = expiryPolicy.getExpiryForCreation();
+        } catch (RuntimeException e) {
+            duration = Duration.ETERNAL;
+        }
+        return expiresAt(duration == null ? Duration.ETERNAL : duration, now);
+    }
+
+    /** @return the new expiry time, or {@code unchanged} if the policy keeps it */
+    private long updateExpiry(long now, long unchanged) {
+        try {
+            Duration duration = expiryPolicy.getExpiryForUpdate();
+            return duration == null ? unchanged : expiresAt(duration, now);
+        } catch (RuntimeException e) {
+            return unchanged;
+        }
+    }
+
+    /** @return the new expiry time, or {@code unchanged} if the policy keeps it */
+    private long accessExpiry(long now, long unchanged) {
+        try {
+            Duration duration = expiryPolicy.getExpiryForAccess();
+            return duration == null ? unchanged : expiresAt(duration, now);
+        } catch (RuntimeException e) {
+            return unchanged;
+        }
+    }
+
+    private static long expiresAt(Duration duration, long now) {
+        if (duration.isEternal()) {
+            return Expirable.NEVER;
+        }
+        if (duration.isZero()) {
+            return now;
+        }
+        long millis = duration.getTimeUnit().toMillis(duration.getDurationAmount());
+        long at = now + millis;
+        return at < now ? Expirable.NEVER : at;
+    }
+
+    private void write(K key, V value) {
+        if (writer == null || !configuration.isWriteThrough()) {
+            return;
+        }
+        try {
+            writer.write(new CacheEntry<>(key, value));
+        } catch (CacheWriterException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new CacheWriterException("cache writer failed to write key " + key + ": " + e, e);
+        }
+    }
+
+    private void delete(K key) {
+        if (writer == null || !configuration.isWriteThrough()) {
+            return;
+        }
+        try {
+            writer.delete(key);
+        } catch (CacheWriterException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new CacheWriterException("cache writer failed to delete key " + key + ": " + e, e);
+        }
+    }
+
+    private V load(K key) {
+        try {
+            return loader.load(key);
+        } catch (CacheLoaderException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new CacheLoaderException("cache loader failed to load key " + key + ": " + e, e);
+        }
+    }
+
+    private boolean readsThrough() {
+        return loader != null && configuration.isReadThrough();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Reads
+
+    @Override
+    public V get(K key) {
+        ensureOpen();
+        checkKey(key);
+        Op op = new Op();
+        V value = getValue(key, op);
+        op.finish();
+        return value;
+    }
+
+    private V getValue(K key, Op op) {
+        long start = statisticsOn() ? System.nanoTime() : 0;
+        Expirable<V> stored = store.getIfPresent(key);
+        long now = op.now;
+        if (stored != null && !stored.isExpiredAt(now)) {
+            long at = accessExpiry(now, stored.expiresAtMillis());
+            if (at != stored.expiresAtMillis()) {
+                compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+            }
+            if (statisticsOn()) {
+                statistics.hits(1);
+                statistics.getTime(System.nanoTime() - start);
+            }
+            return stored.value();
+        }
+        if (stored != null) {
+            expire(key, op);
+        }
+        if (statisticsOn()) {
+            statistics.misses(1);
+        }
+        V value = null;
+        try {
+            if (readsThrough()) {
+                value = load(key);
+                if (value != null) {
+                    V loaded = value;
+                    long at = creationExpiry(now);
+                    if (at > now) {
+                        // Loaded outside the store's lock: a value written meanwhile wins over the load.
+                        compute(key, (k, current) -> {
+                            if (live(current, now) != null) {
+                                return current;
+                            }
+                            op.event(EventType.CREATED, key, loaded, null);
+                            return Expirable.of(loaded, at);
+                        });
+                    }
+                }
+            }
+        } finally {
+            if (statisticsOn()) {
+                statistics.getTime(System.nanoTime() - start);
+            }
+        }
+        return value;
+    }
+
+    /** Drops the entry of {@code key} if it is still expired, with an EXPIRED event. */
+    private void expire(K key, Op op) {
+        compute(key, (k, current) -> {
+            if (current != null && current.isExpiredAt(op.now)) {
+                op.gone(EventType.EXPIRED, key, current);
+                return null;
+            }
+            return current;
+        });
+    }
+
+    @Override
+    public Map<K, V> getAll(Set<? extends K> keys) {
+        ensureOpen();
+        checkKeys(keys);
+        Op op = new Op();
+        Map<K, V> result = new HashMap<>();
+        for (K key : keys) {
+            V value = getValue(key, op);
+            if (value != null) {
+                result.put(key, value);
+            }
+        }
+        op.finish();
+        return result;
+    }
+
+    @Override
+    public boolean containsKey(K key) {
+        ensureOpen();
+        checkKey(key);
+        long now = System.currentTimeMillis();
+        Boolean live = store.read(key, stored -> ExpirableSerializer.expiresAt(stored) > now);
+        return live != null && live;
+    }
+
+    @Override
+    public void loadAll(Set<? extends K> keys, boolean replaceExistingValues, CompletionListener completionListener) {
+        ensureOpen();
+        checkKeys(keys);
+        if (loader == null) {
+            if (completionListener != null) {
+                completionListener.onCompletion();
+            }
+            return;
+        }
+        List<K> requested = new ArrayList<>(keys);
+        loadExecutor.execute(() -> {
+            try {
+                List<K> toLoad = new ArrayList<>();
+                for (K key : requested) {
+                    if (replaceExistingValues || !containsKey(key)) {
+                        toLoad.add(key);
+                    }
+                }
+                Map<K, V> loaded;
+                try {
+                    loaded = loader.loadAll(toLoad);
+                } catch (CacheLoaderException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    throw new CacheLoaderException("cache loader failed to load " + toLoad.size() + " keys: " + e, e);
+                }
+                Op op = new Op();
+                if (loaded != null) {
+                    for (Map.Entry<K, V> entry : loaded.entrySet()) {
+                        if (entry.getKey() != null && entry.getValue() != null) {
+                            storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, op);
+                        }
+                    }
+                }
+                op.finish();
+                if (completionListener != null) {
+                    completionListener.onCompletion();
+                }
+            } catch (RuntimeException e) {
+                if (completionListener != null) {
+                    completionListener.onException(e);
+                }
+            }
+        });
+    }
+
+    private void storeLoaded(K key, V value, boolean replaceExisting, Op op) {
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            if (live == null) {
+                return op.create(key, value, old);
+            }
+            return replaceExisting ? op.update(key, value, live) : old;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Writes
+
+    @Override
+    public void put(K key, V value) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(value);
+        Op op = new Op();
+        if (eternal && listeners.isEmpty() && (writer == null || !configuration.isWriteThrough())) {
+            // Nothing to ask the old entry: every entry lives forever, nobody listens, nothing writes
+            // through. A plain put skips compute's read of the old value.
+            store.put(key, Expirable.of(value, Expirable.NEVER));
+            op.stored = 1;
+        } else {
+            compute(key, (k, old) -> putInside(key, value, old, op));
+        }
+        op.finish();
+        if (statisticsOn() && op.stored > 0) {
+            statistics.puts(op.stored);
+            statistics.putTime(op.elapsedNanos());
+        }
+    }
+
+    /** A put inside the store's compute: writes through, then stores with the right expiry and event. */
+    private Expirable<V> putInside(K key, V value, Expirable<V> old, Op op) {
+        try {
+            write(key, value);
+        } catch (RuntimeException e) {
+            op.failure = e;
+            return old;
+        }
+        Expirable<V> live = live(old, op.now);
+        return live == null ? op.create(key, value, old) : op.update(key, value, live);
+    }
+
+    @Override
+    public V getAndPut(K key, V value) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(value);
+        Op op = new Op();
+        List<V> previous = new ArrayList<>(1);
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            Expirable<V> result = putInside(key, value, old, op);
+            if (op.failure == null && live != null) {
+                previous.add(live.value());
+            }
+            return result;
+        });
+        op.finish();
+        V old = previous.isEmpty() ? null : previous.get(0);
+        if (statisticsOn()) {
+            if (old != null) {
+                statistics.hits(1);
+            } else {
+                statistics.misses(1);
+            }
+            statistics.puts(op.stored);
+            statistics.getTime(op.elapsedNanos());
+            statistics.putTime(op.elapsedNanos());
+        }
+        return old;
+    }
+
+    @Override
+    public void putAll(Map<? extends K, ? extends V> map) {
+        ensureOpen();
+        Objects.requireNonNull(map, "map");
+        for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
+            checkKey(entry.getKey());
+            checkValue(entry.getValue());
+        }
+        Op op = new Op();
+        Map<K, V> toPut = new HashMap<>(map);
+        CacheWriterException failure = null;
+        if (writer != null && configuration.isWriteThrough()) {
+            Collection<Cache.Entry<? extends K, ? extends V>> unwritten = new ArrayList<>(toPut.size());
+            for (Map.Entry<K, V> entry : toPut.entrySet()) {
+                unwritten.add(new CacheEntry<>(entry.getKey(), entry.getValue()));
+            }
+            try {
+                writer.writeAll(unwritten);
+            } catch (CacheWriterException e) {
+                failure = e;
+            } catch (RuntimeException e) {
+                failure = new CacheWriterException("cache writer failed to write " + map.size() + " entries: " + e, e);
+            }
+            if (failure != null) {
+                // The writer leaves the entries it could not write in the collection: those stay out.
+                for (Cache.Entry<? extends K, ? extends V> entry : unwritten) {
+                    toPut.remove(entry.getKey());
+                }
+            }
+        }
+        for (Map.Entry<K, V> entry : toPut.entrySet()) {
+            K key = entry.getKey();
+            V value = entry.getValue();
+            compute(key, (k, old) -> {
+                Expirable<V> live = live(old, op.now);
+                return live == null ? op.create(key, value, old) : op.update(key, value, live);
+            });
+        }
+        op.failure = failure;
+        if (statisticsOn() && op.stored > 0) {
+            statistics.puts(op.stored);
+            statistics.putTime(op.elapsedNanos());
+        }
+        op.finish();
+    }
+
+    @Override
+    public boolean putIfAbsent(K key, V value) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(value);
+        Op op = new Op();
+        boolean[] stored = new boolean[1];
+        // A live entry answers without compute, which would rewrite it; present at this read means the
+        // put-if-absent fails at this point in time.
+        Boolean present = store.read(key, bytes -> ExpirableSerializer.expiresAt(bytes) > op.now);
+        if (present != null && present) {
+            if (statisticsOn()) {
+                statistics.hits(1);
+            }
+            return false;
+        }
+        compute(key, (k, old) -> {
+            if (live(old, op.now) != null) {
+                return old;
+            }
+            Expirable<V> result = putInside(key, value, old, op);
+            stored[0] = op.failure == null;
+            return result;
+        });
+        op.finish();
+        if (statisticsOn()) {
+            if (stored[0]) {
+                statistics.puts(op.stored);
+                statistics.misses(1);
+                statistics.putTime(op.elapsedNanos());
+            } else {
+                statistics.hits(1);
+            }
+        }
+        return stored[0];
+    }
+
+    @Override
+    public boolean remove(K key) {
+        ensureOpen();
+        checkKey(key);
+        Op op = new Op();
+        boolean[] removed = new boolean[1];
+        compute(key, (k, old) -> {
+            try {
+                delete(key);
+            } catch (RuntimeException e) {
+                op.failure = e;
+                return old;
+            }
+            Expirable<V> live = live(old, op.now);
+            if (live != null) {
+                op.gone(EventType.REMOVED, key, live);
+                removed[0] = true;
+            } else if (old != null) {
+                op.gone(EventType.EXPIRED, key, old);
+            }
+            return null;
+        });
+        op.finish();
+        if (removed[0] && statisticsOn()) {
+            statistics.removals(1);
+            statistics.removeTime(op.elapsedNanos());
+        }
+        return removed[0];
+    }
+
+    @Override
+    public boolean remove(K key, V oldValue) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(oldValue);
+        Op op = new Op();
+        int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: removed
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            if (live == null) {
+                return old;
+            }
+            if (!live.value().equals(oldValue)) {
+                outcome[0] = 1;
+                return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
+            }
+            try {
+                delete(key);
+            } catch (RuntimeException e) {
+                op.failure = e;
+                return old;
+            }
+            op.gone(EventType.REMOVED, key, live);
+            outcome[0] = 2;
+            return null;
+        });
+        op.finish();
+        if (statisticsOn()) {
+            if (outcome[0] == 0) {
+                statistics.misses(1);
+            } else {
+                statistics.hits(1);
+            }
+            if (outcome[0] == 2) {
+                statistics.removals(1);
+                statistics.removeTime(op.elapsedNanos());
+            }
+        }
+        return outcome[0] == 2;
+    }
+
+    @Override
+    public V getAndRemove(K key) {
+        ensureOpen();
+        checkKey(key);
+        Op op = new Op();
+        List<V> previous = new ArrayList<>(1);
+        compute(key, (k, old) -> {
+            try {
+                delete(key);
+            } catch (RuntimeException e) {
+                op.failure = e;
+                return old;
+            }
+            Expirable<V> live = live(old, op.now);
+            if (live != null) {
+                op.gone(EventType.REMOVED, key, live);
+                previous.add(live.value());
+            } else if (old != null) {
+                op.gone(EventType.EXPIRED, key, old);
+            }
+            return null;
+        });
+        op.finish();
+        V old = previous.isEmpty() ? null : previous.get(0);
+        if (statisticsOn()) {
+            if (old != null) {
+                statistics.hits(1);
+                statistics.removals(1);
+                statistics.removeTime(op.elapsedNanos());
+            } else {
+                statistics.misses(1);
+            }
+            statistics.getTime(op.elapsedNanos());
+        }
+        return old;
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(oldValue);
+        checkValue(newValue);
+        Op op = new Op();
+        int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: replaced
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            if (live == null) {
+                return old;
+            }
+            if (!live.value().equals(oldValue)) {
+                outcome[0] = 1;
+                return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
+            }
+            Expirable<V> result = putInside(key, newValue, old, op);
+            if (op.failure == null) {
+                outcome[0] = 2;
+            }
+            return result;
+        });
+        op.finish();
+        if (statisticsOn()) {
+            if (outcome[0] == 0) {
+                statistics.misses(1);
+            } else {
+                statistics.hits(1);
+            }
+            if (outcome[0] == 2) {
+                statistics.puts(1);
+                statistics.putTime(op.elapsedNanos());
+            }
+        }
+        return outcome[0] == 2;
+    }
+
+    @Override
+    public boolean replace(K key, V value) {
+        return getAndReplace(key, value, false) != null;
+    }
+
+    @Override
+    public V getAndReplace(K key, V value) {
+        return getAndReplace(key, value, true);
+    }
+
+    private V getAndReplace(K key, V value, boolean countsGet) {
+        ensureOpen();
+        checkKey(key);
+        checkValue(value);
+        Op op = new Op();
+        List<V> previous = new ArrayList<>(1);
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            if (live == null) {
+                return old;
+            }
+            Expirable<V> result = putInside(key, value, old, op);
+            if (op.failure == null) {
+                previous.add(live.value());
+            }
+            return result;
+        });
+        op.finish();
+        V old = previous.isEmpty() ? null : previous.get(0);
+        if (statisticsOn()) {
+            if (old != null) {
+                statistics.hits(1);
+                statistics.puts(1);
+                statistics.putTime(op.elapsedNanos());
+            } else {
+                statistics.misses(1);
+            }
+            if (countsGet) {
+                statistics.getTime(op.elapsedNanos());
+            }
+        }
+        return old;
+    }
+
+    @Override
+    public void removeAll(Set<? extends K> keys) {
+        ensureOpen();
+        checkKeys(keys);
+        removeKeys(new LinkedHashSet<>(keys));
+    }
+
+    @Override
+    public void removeAll() {
+        ensureOpen();
+        Set<K> keys = new LinkedHashSet<>();
+        for (Iterator<K> it = store.keys(); it.hasNext(); ) {
+            keys.add(it.next());
+        }
+        removeKeys(keys);
+    }
+
+    private void removeKeys(Set<K> keys) {
+        Op op = new Op();
+        Set<K> toRemove = new LinkedHashSet<>(keys);
+        CacheWriterException failure = null;
+        if (writer != null && configuration.isWriteThrough() && !keys.isEmpty()) {
+            Collection<K> undeleted = new ArrayList<>(keys);
+            try {
+                writer.deleteAll(undeleted);
+            } catch (CacheWriterException e) {
+                failure = e;
+            } catch (RuntimeException e) {
+                failure = new CacheWriterException("cache writer failed to delete " + keys.size() + " keys: " + e, e);
+            }
+            if (failure != null) {
+                // The writer leaves the keys it could not delete in the collection: those stay cached.
+                toRemove.removeAll(undeleted);
+            }
+        }
+        long removed = 0;
+        for (K key : toRemove) {
+            boolean[] was = new boolean[1];
+            compute(key, (k, old) -> {
+                if (old == null) {
+                    return null;
+                }
+                if (old.isExpiredAt(op.now)) {
+                    op.gone(EventType.EXPIRED, key, old);
+                } else {
+                    op.gone(EventType.REMOVED, key, old);
+                    was[0] = true;
+                }
+                return null;
+            });
+            if (was[0]) {
+                removed++;
+            }
+        }
+        op.failure = failure;
+        if (statisticsOn() && removed > 0) {
+            statistics.removals(removed);
+            statistics.removeTime(op.elapsedNanos());
+        }
+        op.finish();
+    }
+
+    @Override
+    public void clear() {
+        ensureOpen();
+        store.invalidateAll();
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Entry processors
+
+    @Override
+    public <T> T invoke(K key, EntryProcessor<K, V, T> entryProcessor, Object... arguments) {
+        ensureOpen();
+        checkKey(key);
+        Objects.requireNonNull(entryProcessor, "entryProcessor");
+        Op op = new Op();
+        List<T> result = new ArrayList<>(1);
+        boolean[] existed = new boolean[1];
+        ProcessorEntry.Operation[] done = new ProcessorEntry.Operation[1];
+        compute(key, (k, old) -> {
+            Expirable<V> live = live(old, op.now);
+            existed[0] = live != null;
+            ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live, readsThrough() ? loader : null);
+            try {
+                result.add(entryProcessor.process(entry, arguments));
+            } catch (EntryProcessorException e) {
+                op.failure = e;
+                return old;
+            } catch (RuntimeException e) {
+                op.failure = new EntryProcessorException("entry processor failed on key " + key + ": " + e, e);
+                return old;
+            }
+            done[0] = entry.operation();
+            try {
+                return applyProcessed(key, entry, old, live, op);
+            } catch (RuntimeException e) {
+                op.failure = e;
+                done[0] = null;
+                return old;
+            }
+        });
+        op.finish();
+        if (statisticsOn()) {
+            if (existed[0]) {
+                statistics.hits(1);
+            } else {
+                statistics.misses(1);
+            }
+            statistics.getTime(op.elapsedNanos());
+            if (op.stored > 0) {
+                statistics.puts(op.stored);
+                statistics.putTime(op.elapsedNanos());
+            } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
+                statistics.removals(1);
+                statistics.removeTime(op.elapsedNanos());
+            }
+        }
+        return result.isEmpty() ? null : result.get(0);
+    }
+
+    private Expirable<V> applyProcessed(K key, ProcessorEntry<K, V> entry, Expirable<V> old, Expirable<V> live, Op op) {
+        switch (entry.operation()) {
+            case NONE -> {
+                return old;
+            }
+            case ACCESS -> {
+                return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
+            }
+            case CREATE, LOAD -> {
+                if (entry.operation() == ProcessorEntry.Operation.CREATE) {
+                    write(key, entry.value());
+                }
+                return op.create(key, entry.value(), old);
+            }
+            case UPDATE -> {
+                write(key, entry.value());
+                return op.update(key, entry.value(), live);
+            }
+            case REMOVE -> {
+                delete(key);
+                if (live != null) {
+                    op.gone(EventType.REMOVED, key, live);
+                }
+                return null;
+            }
+            default -> throw new AssertionError(entry.operation());
+        }
+    }
+
+    @Override
+    public <T> Map<K, EntryProcessorResult<T>> invokeAll(Set<? extends K> keys, EntryProcessor<K, V, T> entryProcessor,
+                                                         Object... arguments) {
+        ensureOpen();
+        checkKeys(keys);
+        Objects.requireNonNull(entryProcessor, "entryProcessor");
+        Map<K, EntryProcessorResult<T>> results = new HashMap<>();
+        for (K key : keys) {
+            try {
+                T result = invoke(key, entryProcessor, arguments);
+                if (result != null) {
+                    results.put(key, () -> result);
+                }
+            } catch (RuntimeException e) {
+                EntryProcessorException failure = e instanceof EntryProcessorException processorException
+                        ? processorException : new EntryProcessorException(e);
+                results.put(key, () -> {
+                    throw failure;
+                });
+            }
+        }
+        return results;
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Listeners
+
+    @Override
+    public void registerCacheEntryListener(CacheEntryListenerConfiguration<K, V> listenerConfiguration) {
+        ensureOpen();
+        Objects.requireNonNull(listenerConfiguration, "cacheEntryListenerConfiguration");
+        // Throws IllegalArgumentException if that configuration is registered already, as JCache wants.
+        configuration.addCacheEntryListenerConfiguration(listenerConfiguration);
+        listeners.add(new ListenerRegistration<>(listenerConfiguration));
+    }
+
+    @Override
+    public void deregisterCacheEntryListener(CacheEntryListenerConfiguration<K, V> listenerConfiguration) {
+        ensureOpen();
+        Objects.requireNonNull(listenerConfiguration, "cacheEntryListenerConfiguration");
+        for (ListenerRegistration<K, V> registration : listeners) {
+            if (registration.configuration().equals(listenerConfiguration)) {
+                listeners.remove(registration);
+                registration.close();
+            }
+        }
+        configuration.removeCacheEntryListenerConfiguration(listenerConfiguration);
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Iteration
+
+    @Override
+    public Iterator<Cache.Entry<K, V>> iterator() {
+        ensureOpen();
+        Iterator<Map.Entry<K, Expirable<V>>> entries = store.entries();
+        long now = System.currentTimeMillis();
+        return new Iterator<>() {
+            private CacheEntry<K, V> next;
+            private CacheEntry<K, V> last;
+
+            @Override
+            public boolean hasNext() {
+                ensureOpen();
+                while (next == null && entries.hasNext()) {
+                    Map.Entry<K, Expirable<V>> candidate = entries.next();
+                    Expirable<V> stored = candidate.getValue();
+                    if (stored.isExpiredAt(now)) {
+                        continue;
+                    }
+                    K key = candidate.getKey();
+                    long at = accessExpiry(now, stored.expiresAtMillis());
+                    if (at != stored.expiresAtMillis()) {
+                        compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+                    }
+                    next = new CacheEntry<>(key, stored.value());
+                }
+                return next != null;
+            }
+
+            @Override
+            public Cache.Entry<K, V> next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                last = next;
+                next = null;
+                if (statisticsOn()) {
+                    statistics.hits(1);
+                }
+                return last;
+            }
+
+            @Override
+            public void remove() {
+                ensureOpen();
+                if (last == null) {
+                    throw new IllegalStateException("next() must be called before remove()");
+                }
+                K key = last.getKey();
+                last = null;
+                Op op = new Op();
+                boolean[] removed = new boolean[1];
+                compute(key, (k, old) -> {
+                    try {
+                        delete(key);
+                    } catch (RuntimeException e) {
+                        op.failure = e;
+                        return old;
+                    }
+                    if (old != null) {
+                        op.gone(EventType.REMOVED, key, old);
+                        removed[0] = true;
+                    }
+                    return null;
+                });
+                op.finish();
+                if (removed[0] && statisticsOn()) {
+                    statistics.removals(1);
+                    statistics.removeTime(op.elapsedNanos());
+                }
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Identity, configuration, management, lifecycle
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public CacheManager getCacheManager() {
+        return manager;
+    }
+
+    @Override
+    public <C extends Configuration<K, V>> C getConfiguration(Class<C> type) {
+        Objects.requireNonNull(type, "type");
+        if (type.isInstance(configuration)) {
+            return type.cast(configuration);
+        }
+        throw new IllegalArgumentException("the configuration of cache '" + name + "' is a "
+                + configuration.getClass().getName() + ", not a " + type.getName());
+    }
+
+    void setStatisticsEnabled(boolean enabled) {
+        configuration.setStatisticsEnabled(enabled);
+        if (enabled) {
+            MBeans.register(statistics, statisticsName);
+        } else {
+            MBeans.unregister(statisticsName);
+        }
+    }
+
+    void setManagementEnabled(boolean enabled) {
+        configuration.setManagementEnabled(enabled);
+        if (enabled) {
+            MBeans.register(configurationBean, configurationName);
+        } else {
+            MBeans.unregister(configurationName);
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        manager.release(name, this);
+        MBeans.unregister(statisticsName);
+        MBeans.unregister(configurationName);
+        loadExecutor.shutdown();
+        try {
+            loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeUserResources();
+        store.close();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Unwraps to this cache or to the {@link OffHeapCache} that stores its entries. The off-heap cache holds
+     * each value as an expiry time followed by the serialized value; use it to read statistics and sizes,
+     * not to change entries behind JCache's back.
+     */
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        Objects.requireNonNull(type, "type");
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        if (type.isInstance(store)) {
+            return type.cast(store);
+        }
+        throw new IllegalArgumentException("cache '" + name + "' cannot be unwrapped to " + type.getName()
+                + "; it unwraps to " + OffHeapJCache.class.getName() + " or " + OffHeapCache.class.getName());
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("cache '" + name + "' is closed");
+        }
+        if (insideCompute.get() != null) {
+            throw new IllegalStateException("cache '" + name + "' was called from its own cache writer, loader,"
+                    + " expiry policy or entry processor, which run under the lock of an entry: not supported");
+        }
+    }
+
+    /**
+     * {@link OffHeapCache#compute} with the current thread marked as inside it, so that user code running
+     * there (writer, expiry policy, entry processor and its loads) cannot call this cache: the off-heap
+     * cache would refuse a call for the same segment, and one for another segment could deadlock with a
+     * thread doing the reverse.
+     */
+    private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
+        store.compute(key, (k, old) -> {
+            insideCompute.set(Boolean.TRUE);
+            try {
+                return remapping.apply(key, old);
+            } finally {
+                insideCompute.remove();
+            }
+        });
+    }
+
+    private void checkKey(K key) {
+        Objects.requireNonNull(key, "key");
+        if (!keyType.isInstance(key)) {
+            throw new ClassCastException("cache '" + name + "' has keys of " + keyType.getName() + ", got a "
+                    + key.getClass().getName());
+        }
+    }
+
+    private void checkValue(V value) {
+        Objects.requireNonNull(value, "value");
+        if (!valueType.isInstance(value)) {
+            throw new ClassCastException("cache '" + name + "' has values of " + valueType.getName()
+                    + ", got a " + value.getClass().getName());
+        }
+    }
+
+    private void checkKeys(Set<? extends K> keys) {
+        Objects.requireNonNull(keys, "keys");
+        for (K key : keys) {
+            checkKey(key);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.offheap.jcache.internal;
+
+import java.util.Objects;
+import javax.cache.integration.CacheLoader;
+import javax.cache.integration.CacheLoaderException;
+import javax.cache.processor.MutableEntry;
+
+/**
+ * The entry an {@link javax.cache.processor.EntryProcessor} works on. It records what the processor did;
+ * the cache applies the net effect afterwards, atomically with the read.
+ */
+final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
+    /** The net effect of the processor on the entry. */
+    enum Operation {
+        /** Nothing, or a create undone by a remove. */
+        NONE,
+        /** Read an existing value. */
+        ACCESS,
+        /** Set a value where there was none. */
+        CREATE,
+        /** Loaded a value through read-through. */
+        LOAD,
+        /** Replaced an existing value. */
+        UPDATE,
+        /** Removed the entry. */
+        REMOVE
+    }
+
+    private final K key;
+    private final Expirable<V> existing;
+    private final CacheLoader<K, V> readThrough;
+    private V value;
+    private Operation operation = Operation.NONE;
+
+    /**
+     * @param key         the key
+     * @param existing    the live entry before the processor ran, or null; decoded only if read
+     * @param readThrough the loader if the cache reads through, else null
+     */
+    ProcessorEntry(K key, Expirable<V> existing, CacheLoader<K, V> readThrough) {
+        this.key = key;
+        this.existing = existing;
+        this.readThrough = readThrough;
+    }
+
+    Operation operation() {
+        return operation;
+    }
+
+    /** @return the value the processor left (for CREATE, LOAD, UPDATE) */
+    V value() {
+        return value;
+    }
+
+    @Override
+    public K getKey() {
+        return key;
+    }
+
+    @Override
+    public V getValue() {
+        if (operation == Operation.NONE) {
+            value = existing == null ? null : existing.value();
+            if (value != null) {
+                operation = Operation.ACCESS;
+            }
+        }
+        if (value == null && operation == Operation.NONE && readThrough != null) {
+            try {
+                value = readThrough.load(key);
+            } catch (CacheLoaderException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new CacheLoaderException("loading key " + key + " failed: " + e, e);
+            }
+            if (value != null) {
+                operation = Operation.LOAD;
+            }
+        }
+        return value;
+    }
+
+    @Override
+    public boolean exists() {
+        return operation == Operation.NONE ? existing != null : value != null;
+    }
+
+    @Override
+    public void remove() {
+        operation = operation == Operation.CREATE || operation == Operation.LOAD ? Operation.NONE : Operation.REMOVE;
+        value = null;
+    }
+
+    @Override
+    public void setValue(V newValue) {
+        Objects.requireNonNull(newValue, "value");
+        operation = existing == null ? Operation.CREATE : Operation.UPDATE;
+        value = newValue;
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        Objects.requireNonNull(type, "type");
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        throw new IllegalArgumentException("an entry processor's entry cannot be unwrapped to " + type.getName());
+    }
+}
