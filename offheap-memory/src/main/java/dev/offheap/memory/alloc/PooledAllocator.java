@@ -244,6 +244,19 @@ public final class PooledAllocator implements Allocator {
         if (closed) {
             throw Checks.closed(name);
         }
+        try {
+            return allocateSlowOnce(byteSize, byteAlignment, zero);
+        } catch (BudgetExceededException e) {
+            if (budget == null) {
+                throw e;
+            }
+            // free memory cached by this thread and in empty spans counts against the same budget
+            trim();
+            return allocateSlowOnce(byteSize, byteAlignment, zero);
+        }
+    }
+
+    private MemorySegment allocateSlowOnce(long byteSize, long byteAlignment, boolean zero) {
         activity++;
         ThreadCache tc = cache();
         if (byteSize > SizeClasses.MAX_SMALL || byteAlignment > SizeClasses.MAX_SMALL) {
@@ -584,6 +597,7 @@ public final class PooledAllocator implements Allocator {
         }
         for (SizeClassPool pool : pools) {
             pool.releaseSpare();
+            pool.purgeFreeBlocks();
         }
         range.purgeFree();
     }

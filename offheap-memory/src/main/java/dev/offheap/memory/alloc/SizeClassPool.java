@@ -42,7 +42,7 @@ final class SizeClassPool {
                     span = newSpan(false);
                 }
                 while (got < want && span.freeCount > 0) {
-                    into[got++] = span.blockAddress(span.take());
+                    into[got++] = span.blockAddress(takeFrom(span));
                 }
                 if (span.freeCount == 0) {
                     unlink(span, false);
@@ -63,11 +63,50 @@ final class SizeClassPool {
         if (span == null) {
             span = newSpan(true);
         }
-        long address = span.blockAddress(span.take());
+        long address = span.blockAddress(takeFrom(span));
         if (span.freeCount == 0) {
             unlink(span, true);
         }
         return address;
+    }
+
+    private int takeFrom(Span span) {
+        int index = span.take();
+        if (span.isPurged(index)) {
+            span.setPurged(index, false);
+            long bytes = span.interiorBytes(index);
+            span.purgedBytes -= bytes;
+            range.unpurgeInSpan(bytes);
+        }
+        return index;
+    }
+
+    /**
+     * Gives back to the system the whole pages inside free blocks of spans that still hold live
+     * blocks, so that a span kept by one live block does not keep the memory of its free neighbours.
+     */
+    synchronized void purgeFreeBlocks() {
+        if (SizeClasses.SIZE[sizeClass] < UnitRange.PAGE_BYTES) {
+            return;
+        }
+        for (Span s = partial; s != null; s = s.next) {
+            purgeFreeBlocks(s);
+        }
+        for (Span s = trackedPartial; s != null; s = s.next) {
+            purgeFreeBlocks(s);
+        }
+    }
+
+    private void purgeFreeBlocks(Span span) {
+        for (int i = 0; i < span.blocks; i++) {
+            if (span.isBlockFree(i) && !span.isPurged(i)) {
+                long bytes = span.interiorBytes(i);
+                if (bytes > 0 && range.purgeInSpan(span.interiorStart(i), bytes)) {
+                    span.setPurged(i, true);
+                    span.purgedBytes += bytes;
+                }
+            }
+        }
     }
 
     /**

@@ -39,6 +39,10 @@ final class Span {
     Span prev;
     Span next;
     boolean listed;
+    /** Free blocks whose whole pages were given back to the system; null until the first is. */
+    long[] purged;
+    /** Bytes of this span not held from the system: the unused tail, and the pages of purged blocks. */
+    long purgedBytes;
 
     // ---- large spans
     long blockAddress;
@@ -69,6 +73,7 @@ final class Span {
                 free[i >>> 6] |= 1L << i;
             }
             this.freeCount = blocks;
+            this.purgedBytes = ((long) units << UnitRange.UNIT_SHIFT) - blocks * blockSize;
         } else {
             this.blockSize = 0;
             this.blocks = 0;
@@ -131,6 +136,32 @@ final class Span {
         free[w] |= mask;
         freeCount++;
         return true;
+    }
+
+    /** Start of the whole OS pages inside block {@code index}. */
+    long interiorStart(int index) {
+        return (blockAddress(index) + UnitRange.PAGE_BYTES - 1) & -UnitRange.PAGE_BYTES;
+    }
+
+    /** Bytes of whole OS pages inside a block (0 for blocks that contain none). */
+    long interiorBytes(int index) {
+        long end = (blockAddress(index) + blockSize) & -UnitRange.PAGE_BYTES;
+        return Math.max(0, end - interiorStart(index));
+    }
+
+    boolean isPurged(int index) {
+        return purged != null && (purged[index >>> 6] & (1L << index)) != 0;
+    }
+
+    void setPurged(int index, boolean value) {
+        if (purged == null) {
+            purged = new long[free.length];
+        }
+        if (value) {
+            purged[index >>> 6] |= 1L << index;
+        } else {
+            purged[index >>> 6] &= ~(1L << index);
+        }
     }
 
     boolean isBlockFree(int index) {
