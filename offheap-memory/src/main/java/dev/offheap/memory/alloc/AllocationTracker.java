@@ -83,7 +83,12 @@ final class AllocationTracker {
     /** Records a new allocation made by the current thread. */
     Tracked track(long address, long size, Arena arena) {
         Tracked t = new Tracked(address, size, Thread.currentThread().getName(), captureStack(), arena);
-        live.put(address, t);
+        Tracked previous = live.put(address, t);
+        if (previous != null) {
+            // the allocator handed out memory that was still live: a bug in the allocator, never the caller's
+            problem("internal error: allocator '" + allocatorName + "' handed out 0x" + Long.toHexString(address)
+                    + " while it was still allocated by thread '" + previous.thread() + "' at" + format(previous.stack()));
+        }
         synchronized (recentlyFreed) {
             recentlyFreed.remove(address);
         }

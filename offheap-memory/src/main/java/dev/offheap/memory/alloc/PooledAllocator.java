@@ -399,16 +399,18 @@ public final class PooledAllocator implements Allocator {
             throw notLive(segment, "no allocation of this allocator is there now");
         }
         if (span.sizeClass < 0) {
-            Span.LargeRelease released = range.freeLarge(span, address);
+            Span.LargeRelease released = range.endLarge(span, address);
             if (released == null) {
                 throw notLive(segment, "it does not start a live allocation");
             }
+            // the debug record and the scope end before the units can be reused by another allocation
             if (released.ownScope() != null) {
                 released.ownScope().close();
             }
             if (released.ownScope() != null || tracker.isTracked(address)) {
                 tracker.untrack(address);
             }
+            range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
             slowLiveAllocations.decrementAndGet();
             return;

@@ -117,12 +117,14 @@ final class SizeClassPool {
         for (int i = from; i < from + count; i++) {
             long address = addresses[i];
             Span span = range.spanAt(address - range.base);
-            int index = span.blockIndex(address - span.base);
-            if (!span.giveBack(index)) {
+            // a block freed twice may come back after its span was released and its units reused
+            int index = span == null || span.sizeClass != sizeClass ? -1 : span.blockIndex(address - span.base);
+            if (index < 0 || !span.giveBack(index)) {
                 doubleFrees++;
                 if (tracker != null) {
-                    tracker.problem("double free in allocator of the block at 0x" + Long.toHexString(address) + " ("
-                            + span.blockSize + "-byte class), found when a thread cache returned it; the second copy was dropped");
+                    tracker.problem("double free of the block at 0x" + Long.toHexString(address) + " ("
+                            + SizeClasses.SIZE[sizeClass] + "-byte class), found when a thread cache returned it; the second "
+                            + "copy was dropped");
                 }
                 continue;
             }

@@ -161,18 +161,19 @@ final class UnitRange {
     }
 
     /**
-     * Frees a large span if {@code address} is its live allocation.
+     * Marks the allocation of a large span freed, if {@code address} is its live allocation. The
+     * caller finishes with its debug record and scope, then returns the units with {@link #free}:
+     * until then no other allocation can reuse the address.
      *
      * @return what was released, or null if the span holds no live allocation at that address
      */
-    synchronized Span.LargeRelease freeLarge(Span span, long address) {
+    synchronized Span.LargeRelease endLarge(Span span, long address) {
         if (closed || !span.live || span.blockAddress != address) {
             return null;
         }
         span.live = false;
         Span.LargeRelease released = new Span.LargeRelease(span.requested, span.ownScope);
         span.ownScope = null;
-        free(span);
         return released;
     }
 
