@@ -35,9 +35,10 @@ class PooledAllocatorStressTest {
             AtomicLong stamps = new AtomicLong(1);
             List<Throwable> failures = new CopyOnWriteArrayList<>();
             CountDownLatch done = new CountDownLatch(threads);
+            List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 Random random = new Random(seed * 1000 + t);
-                Thread.ofPlatform().start(() -> {
+                workers.add(Thread.ofPlatform().start(() -> {
                     List<MemorySegment> own = new ArrayList<>();
                     try {
                         for (int i = 0; i < operations; i++) {
@@ -74,9 +75,12 @@ class PooledAllocatorStressTest {
                     } finally {
                         done.countDown();
                     }
-                });
+                }));
             }
             assertThat(done.await(150, TimeUnit.SECONDS)).isTrue();
+            for (Thread w : workers) {
+                w.join(); // ended threads' caches are what trim() sweeps
+            }
             assertThat(failures).isEmpty();
             for (MemorySegment s; (s = shared.poll()) != null; ) {
                 free(a, s);
