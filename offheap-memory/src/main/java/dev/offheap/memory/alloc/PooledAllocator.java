@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Giving memory back.</b> A span whose blocks are all free returns to the range; free units
  *       are given back to the system ({@code madvise(MADV_DONTNEED)}) by {@link #trim()}, when the
  *       allocator has been idle for {@linkplain Builder#idleRelease(Duration) a while}, and when a budget
- *       would otherwise refuse. The pool shrinks. Units are never unmapped before close, so a stale
+ *       would otherwise refuse; so are the 4 KiB pages of partly used spans that only free blocks
+ *       overlap. The pool shrinks. Units are never unmapped before close, so a stale
  *       segment can read old or zero bytes but never fault the JVM.</li>
  *   <li><b>Zeroing.</b> {@link #allocate} zeroes (skipped for large runs the system just handed out
  *       zeroed); {@link #allocateUninitialized} and the {@code allocateFrom} family do not.</li>
@@ -599,7 +600,7 @@ public final class PooledAllocator implements Allocator {
         }
         for (SizeClassPool pool : pools) {
             pool.releaseSpare();
-            pool.purgeFreeBlocks();
+            pool.purgeFreePages();
         }
         range.purgeFree();
     }

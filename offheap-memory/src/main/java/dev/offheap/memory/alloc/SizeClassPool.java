@@ -72,39 +72,40 @@ final class SizeClassPool {
 
     private int takeFrom(Span span) {
         int index = span.take();
-        if (span.isPurged(index)) {
-            span.setPurged(index, false);
-            long bytes = span.interiorBytes(index);
-            span.purgedBytes -= bytes;
+        long bytes = span.unpurgeBlock(index);
+        if (bytes > 0) {
             range.unpurgeInSpan(bytes);
         }
         return index;
     }
 
     /**
-     * Gives back to the system the whole pages inside free blocks of spans that still hold live
-     * blocks, so that a span kept by one live block does not keep the memory of its free neighbours.
+     * Gives back to the system every page of a partly used span that only free blocks overlap, so
+     * that a span kept by a few live blocks does not keep the memory of its free ones.
      */
-    synchronized void purgeFreeBlocks() {
-        if (SizeClasses.SIZE[sizeClass] < UnitRange.PAGE_BYTES) {
-            return;
-        }
+    synchronized void purgeFreePages() {
         for (Span s = partial; s != null; s = s.next) {
-            purgeFreeBlocks(s);
+            purgeFreePages(s);
         }
         for (Span s = trackedPartial; s != null; s = s.next) {
-            purgeFreeBlocks(s);
+            purgeFreePages(s);
         }
     }
 
-    private void purgeFreeBlocks(Span span) {
-        for (int i = 0; i < span.blocks; i++) {
-            if (span.isBlockFree(i) && !span.isPurged(i)) {
-                long bytes = span.interiorBytes(i);
-                if (bytes > 0 && range.purgeInSpan(span.interiorStart(i), bytes)) {
-                    span.setPurged(i, true);
-                    span.purgedBytes += bytes;
-                }
+    private void purgeFreePages(Span span) {
+        int pages = span.pageCount();
+        int page = 0;
+        while (page < pages) {
+            if (span.isPagePurged(page) || !span.isPageFree(page)) {
+                page++;
+                continue;
+            }
+            int first = page;
+            while (page < pages && !span.isPagePurged(page) && span.isPageFree(page)) {
+                page++;
+            }
+            if (range.purgeInSpan(span.base + first * UnitRange.PAGE_BYTES, (page - first) * UnitRange.PAGE_BYTES)) {
+                span.markPurged(first, page - first);
             }
         }
     }

@@ -39,9 +39,12 @@ final class Span {
     Span prev;
     Span next;
     boolean listed;
-    /** Free blocks whose whole pages were given back to the system; null until the first is. */
-    long[] purged;
-    /** Bytes of this span not held from the system: the unused tail, and the pages of purged blocks. */
+    /**
+     * Pages of the span (of {@link UnitRange#PAGE_BYTES}) given back to the system: pages that only
+     * free blocks overlap, and the pages of the unused tail.
+     */
+    long[] purgedPages;
+    /** Bytes of this span not held from the system: its purged pages. */
     long purgedBytes;
 
     // ---- large spans
@@ -73,7 +76,13 @@ final class Span {
                 free[i >>> 6] |= 1L << i;
             }
             this.freeCount = blocks;
-            this.purgedBytes = ((long) units << UnitRange.UNIT_SHIFT) - blocks * blockSize;
+            int pages = pageCount();
+            this.purgedPages = new long[(pages + 63) >>> 6];
+            // pages past the last block are never used: not held from the system
+            for (int page = (int) ((blocks * blockSize + UnitRange.PAGE_BYTES - 1) / UnitRange.PAGE_BYTES); page < pages; page++) {
+                purgedPages[page >>> 6] |= 1L << page;
+                purgedBytes += UnitRange.PAGE_BYTES;
+            }
         } else {
             this.blockSize = 0;
             this.blocks = 0;
@@ -81,6 +90,7 @@ final class Span {
             this.oddInverse = 0;
             this.oddLimit = 0;
             this.free = null;
+            this.purgedPages = null;
         }
     }
 
@@ -138,30 +148,59 @@ final class Span {
         return true;
     }
 
-    /** Start of the whole OS pages inside block {@code index}. */
-    long interiorStart(int index) {
-        return (blockAddress(index) + UnitRange.PAGE_BYTES - 1) & -UnitRange.PAGE_BYTES;
+    int pageCount() {
+        return (int) (((long) units << UnitRange.UNIT_SHIFT) / UnitRange.PAGE_BYTES);
     }
 
-    /** Bytes of whole OS pages inside a block (0 for blocks that contain none). */
-    long interiorBytes(int index) {
-        long end = (blockAddress(index) + blockSize) & -UnitRange.PAGE_BYTES;
-        return Math.max(0, end - interiorStart(index));
+    boolean isPagePurged(int page) {
+        return (purgedPages[page >>> 6] & (1L << page)) != 0;
     }
 
-    boolean isPurged(int index) {
-        return purged != null && (purged[index >>> 6] & (1L << index)) != 0;
-    }
-
-    void setPurged(int index, boolean value) {
-        if (purged == null) {
-            purged = new long[free.length];
+    /**
+     * Marks the pages block {@code index} overlaps as held again (it is being handed out, and its
+     * pages come back from the system when touched).
+     *
+     * @return the bytes that were purged and are held again
+     */
+    long unpurgeBlock(int index) {
+        if (purgedBytes == 0) {
+            return 0;
         }
-        if (value) {
-            purged[index >>> 6] |= 1L << index;
-        } else {
-            purged[index >>> 6] &= ~(1L << index);
+        long start = index * blockSize;
+        int first = (int) (start / UnitRange.PAGE_BYTES);
+        int last = (int) ((start + blockSize - 1) / UnitRange.PAGE_BYTES);
+        long bytes = 0;
+        for (int page = first; page <= last; page++) {
+            if (isPagePurged(page)) {
+                purgedPages[page >>> 6] &= ~(1L << page);
+                bytes += UnitRange.PAGE_BYTES;
+            }
         }
+        purgedBytes -= bytes;
+        return bytes;
+    }
+
+    /** @return whether every block that overlaps {@code page} is free (and at least one does) */
+    boolean isPageFree(int page) {
+        long start = page * UnitRange.PAGE_BYTES;
+        if (start >= blocks * blockSize) {
+            return false;
+        }
+        int first = (int) (start / blockSize);
+        int last = (int) Math.min(blocks - 1, (start + UnitRange.PAGE_BYTES - 1) / blockSize);
+        for (int b = first; b <= last; b++) {
+            if (!isBlockFree(b)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void markPurged(int firstPage, int pageCount) {
+        for (int page = firstPage; page < firstPage + pageCount; page++) {
+            purgedPages[page >>> 6] |= 1L << page;
+        }
+        purgedBytes += pageCount * UnitRange.PAGE_BYTES;
     }
 
     boolean isBlockFree(int index) {

@@ -74,16 +74,19 @@ class PooledAllocatorTest {
 
     /**
      * The fragmentation goal: after a random mixed-size workload that frees 90% of what it allocated,
-     * trim() leaves at most 1.5 times the live bytes held. Sizes are uniform from 16 bytes to 64 KiB.
+     * trim() leaves at most 1.5 times the live bytes held. Sizes from 16 bytes to 64 KiB, uniform or
+     * log-uniform (as many of 16-32 bytes as of 32-64 KiB).
      */
     @ParameterizedTest
-    @ValueSource(longs = {1, 2, 3})
-    void afterFreeingNinetyPercentAtRandomTheFootprintIsAtMostOneAndAHalfTimesTheLiveBytes(long seed) {
+    @org.junit.jupiter.params.provider.CsvSource({"1, false", "2, false", "3, true", "4, true"})
+    void afterFreeingNinetyPercentAtRandomTheFootprintIsAtMostOneAndAHalfTimesTheLiveBytes(long seed, boolean logUniform) {
         try (PooledAllocator a = PooledAllocator.builder().idleRelease(Duration.ZERO).build()) {
             Random random = new Random(seed);
             List<MemorySegment> all = new ArrayList<>();
             for (int i = 0; i < 20_000; i++) {
-                MemorySegment s = a.allocateUninitialized(16 + random.nextInt(64 * 1024 - 16));
+                long size = logUniform ? (long) Math.exp(Math.log(16) + random.nextDouble() * Math.log(4096.0))
+                        : 16 + random.nextInt(64 * 1024 - 16);
+                MemorySegment s = a.allocateUninitialized(size);
                 s.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
                 all.add(s);
             }
