@@ -210,10 +210,10 @@ public final class PooledAllocator implements Allocator {
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
             ThreadCache tc = cache();
             int c = SizeClasses.of(byteSize);
-            int n = tc.counts[c] - 1;
+            int n = tc.counts[ThreadCache.COUNT_OFFSET + c] - 1;
             if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
                 long address = tc.blocks[c][n];
-                tc.counts[c] = n;
+                tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
                 return region.asSlice(address - base, byteSize).fill((byte) 0);
@@ -228,10 +228,10 @@ public final class PooledAllocator implements Allocator {
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
             ThreadCache tc = cache();
             int c = SizeClasses.of(byteSize);
-            int n = tc.counts[c] - 1;
+            int n = tc.counts[ThreadCache.COUNT_OFFSET + c] - 1;
             if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
                 long address = tc.blocks[c][n];
-                tc.counts[c] = n;
+                tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
                 return region.asSlice(address - base, byteSize);
@@ -274,10 +274,10 @@ public final class PooledAllocator implements Allocator {
             }
         }
         long[] bin = tc.bin(c);
-        if (tc.counts[c] == 0) {
-            tc.counts[c] = pools[c].fetch(bin, bin.length / 2);
+        if (tc.counts[ThreadCache.COUNT_OFFSET + c] == 0) {
+            tc.counts[ThreadCache.COUNT_OFFSET + c] = pools[c].fetch(bin, bin.length / 2);
         }
-        int n = --tc.counts[c];
+        int n = --tc.counts[ThreadCache.COUNT_OFFSET + c];
         long address = bin[n];
         tc.allocatedBytes += byteSize;
         tc.liveAllocations++;
@@ -364,10 +364,10 @@ public final class PooledAllocator implements Allocator {
                     ThreadCache tc = cache();
                     int c = span.sizeClass;
                     long[] bin = tc.blocks[c];
-                    int n = tc.counts[c];
+                    int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
                     if (bin != null && n < bin.length && (n == 0 || bin[n - 1] != address)) {
                         bin[n] = address;
-                        tc.counts[c] = n + 1;
+                        tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
                         tc.allocatedBytes -= size;
                         tc.liveAllocations--;
                         return;
@@ -440,7 +440,7 @@ public final class PooledAllocator implements Allocator {
         ThreadCache tc = cache();
         int c = span.sizeClass;
         long[] bin = tc.bin(c);
-        int n = tc.counts[c];
+        int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
         if (n > 0 && bin[n - 1] == address || pool.isFree(span, index)) {
             String message = "double free in allocator '" + name + "' of the segment at 0x" + Long.toHexString(address)
                     + " (" + segment.byteSize() + " bytes): the block is already free (DebugMode.FULL reports both stack traces)";
@@ -454,7 +454,7 @@ public final class PooledAllocator implements Allocator {
             n -= half;
         }
         bin[n] = address;
-        tc.counts[c] = n + 1;
+        tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
         tc.allocatedBytes -= segment.byteSize();
         tc.liveAllocations--;
     }
@@ -559,9 +559,9 @@ public final class PooledAllocator implements Allocator {
     /** Returns all cached blocks of {@code c}; only its own thread, or anyone once that thread ended. */
     private void flush(ThreadCache c) {
         for (int k = 0; k < SizeClasses.COUNT; k++) {
-            if (c.counts[k] > 0) {
-                pools[k].giveBack(c.blocks[k], 0, c.counts[k], tracker);
-                c.counts[k] = 0;
+            if (c.counts[ThreadCache.COUNT_OFFSET + k] > 0) {
+                pools[k].giveBack(c.blocks[k], 0, c.counts[ThreadCache.COUNT_OFFSET + k], tracker);
+                c.counts[ThreadCache.COUNT_OFFSET + k] = 0;
             }
         }
     }
