@@ -15,23 +15,8 @@ import java.lang.foreign.Arena;
  * Every unit of a span points to it in the range's unit table, so a block's span is found from its
  * address with a shift and two array loads.
  */
-final class Span {
-    final int firstUnit;
-    final int units;
-    /** Start address of the span. */
-    final long base;
-    /** Size class index, or -1 for a large span. */
-    final int sizeClass;
-    /** Blocks of a tracked span go straight to users, each recorded by the allocator's tracker. */
-    final boolean tracked;
-
-    // ---- small spans
-    final long blockSize;
-    final int blocks;
-    /** The block size's power-of-two factor and the inverse of its odd factor, for exact division. */
-    final int shift;
-    final long oddInverse;
-    final long oddLimit;
+final class Span extends SpanPadding {
+    /** Fields below change under locks; the free path of every thread reads only {@link SpanShape}'s. */
     final long[] free;
     int freeCount;
     /** Word of {@link #free} where the search for a free block starts. */
@@ -59,18 +44,8 @@ final class Span {
     }
 
     Span(int firstUnit, int units, long base, int sizeClass, boolean tracked) {
-        this.firstUnit = firstUnit;
-        this.units = units;
-        this.base = base;
-        this.sizeClass = sizeClass;
-        this.tracked = tracked;
+        super(firstUnit, units, base, sizeClass, tracked);
         if (sizeClass >= 0) {
-            this.blockSize = SizeClasses.SIZE[sizeClass];
-            this.blocks = (int) (((long) units << UnitRange.UNIT_SHIFT) / blockSize);
-            this.shift = Long.numberOfTrailingZeros(blockSize);
-            long odd = blockSize >>> shift;
-            this.oddInverse = inverse(odd);
-            this.oddLimit = Long.divideUnsigned(-1L, odd);
             this.free = new long[(blocks + 63) >>> 6];
             for (int i = 0; i < blocks; i++) {
                 free[i >>> 6] |= 1L << i;
@@ -84,42 +59,9 @@ final class Span {
                 purgedBytes += UnitRange.PAGE_BYTES;
             }
         } else {
-            this.blockSize = 0;
-            this.blocks = 0;
-            this.shift = 0;
-            this.oddInverse = 0;
-            this.oddLimit = 0;
             this.free = null;
             this.purgedPages = null;
         }
-    }
-
-    /** The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration). */
-    private static long inverse(long odd) {
-        long x = odd;
-        for (int i = 0; i < 5; i++) {
-            x *= 2 - odd * x;
-        }
-        return x;
-    }
-
-    /**
-     * @param offset bytes from {@link #base}, at least 0
-     * @return the index of the block that starts there, or -1 if no block starts there
-     */
-    int blockIndex(long offset) {
-        if ((offset & ((1L << shift) - 1)) != 0) {
-            return -1;
-        }
-        long q = (offset >>> shift) * oddInverse;
-        if (Long.compareUnsigned(q, oddLimit) > 0 || q >= blocks) {
-            return -1;
-        }
-        return (int) q;
-    }
-
-    long blockAddress(int index) {
-        return base + index * blockSize;
     }
 
     /** Takes a free block out; the caller checked {@code freeCount > 0}. @return its index */
@@ -205,5 +147,86 @@ final class Span {
 
     boolean isBlockFree(int index) {
         return (free[index >>> 6] & (1L << index)) != 0;
+    }
+}
+
+/** What never changes in a span: where it is and how its blocks are laid out. */
+abstract class SpanShape {
+    final int firstUnit;
+    final int units;
+    /** Start address of the span. */
+    final long base;
+    /** Size class index, or -1 for a large span. */
+    final int sizeClass;
+    /** Blocks of a tracked span go straight to users, each recorded by the allocator's tracker. */
+    final boolean tracked;
+    /** Small spans: the block size and count. */
+    final long blockSize;
+    final int blocks;
+    /** The block size's power-of-two factor and the inverse of its odd factor, for exact division. */
+    final int shift;
+    final long oddInverse;
+    final long oddLimit;
+
+    SpanShape(int firstUnit, int units, long base, int sizeClass, boolean tracked) {
+        this.firstUnit = firstUnit;
+        this.units = units;
+        this.base = base;
+        this.sizeClass = sizeClass;
+        this.tracked = tracked;
+        if (sizeClass >= 0) {
+            this.blockSize = SizeClasses.SIZE[sizeClass];
+            this.blocks = (int) (((long) units << UnitRange.UNIT_SHIFT) / blockSize);
+            this.shift = Long.numberOfTrailingZeros(blockSize);
+            long odd = blockSize >>> shift;
+            this.oddInverse = inverse(odd);
+            this.oddLimit = Long.divideUnsigned(-1L, odd);
+        } else {
+            this.blockSize = 0;
+            this.blocks = 0;
+            this.shift = 0;
+            this.oddInverse = 0;
+            this.oddLimit = 0;
+        }
+    }
+
+    /** The multiplicative inverse of an odd number modulo 2^64 (Newton's iteration). */
+    private static long inverse(long odd) {
+        long x = odd;
+        for (int i = 0; i < 5; i++) {
+            x *= 2 - odd * x;
+        }
+        return x;
+    }
+
+    /**
+     * @param offset bytes from {@link #base}, at least 0
+     * @return the index of the block that starts there, or -1 if no block starts there
+     */
+    int blockIndex(long offset) {
+        if ((offset & ((1L << shift) - 1)) != 0) {
+            return -1;
+        }
+        long q = (offset >>> shift) * oddInverse;
+        if (Long.compareUnsigned(q, oddLimit) > 0 || q >= blocks) {
+            return -1;
+        }
+        return (int) q;
+    }
+
+    long blockAddress(int index) {
+        return base + index * blockSize;
+    }
+}
+
+/**
+ * A cache line between a span's shape, read by every freeing thread, and its state, written under
+ * the pool's lock: sharing one line would cost every free a cache miss after each batch.
+ */
+abstract class SpanPadding extends SpanShape {
+    long p0, p1, p2, p3, p4, p5, p6, p7;
+
+    SpanPadding(int firstUnit, int units, long base, int sizeClass, boolean tracked) {
+        super(firstUnit, units, base, sizeClass, tracked);
     }
 }
