@@ -104,7 +104,8 @@ public final class StackAllocator implements AutoCloseable {
 
     /**
      * Pushes a frame on the current thread's stack of this allocator, creating the stack on the
-     * thread's first push.
+     * thread's first push. (Named apart from the static {@link #push()}, which uses the default
+     * stack: Java allows no static and instance method of the same signature.)
      *
      * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
      * @throws IllegalStateException   if this allocator is closed
