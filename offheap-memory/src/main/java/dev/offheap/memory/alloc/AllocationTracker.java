@@ -31,11 +31,33 @@ final class AllocationTracker {
             "NativeAllocator", "PooledAllocator", "StackAllocator", "SizeClassPool", "UnitRange", "ThreadCache", "Span");
     private static final StackWalker WALKER = StackWalker.getInstance();
 
-    /** One tracked allocation. {@code arena} is its own scope in FULL mode, else null. */
-    record Tracked(long address, long size, String thread, StackTraceElement[] stack, Arena arena) {
+    /**
+     * One tracked allocation. {@code arena} is its own scope in FULL mode, else null. The call site is
+     * kept as a {@link Throwable} whose stack trace the JVM records natively and turns into
+     * {@link StackTraceElement}s only when a report asks: a StackWalker walk that builds the elements
+     * up front cost microseconds per tracked allocation, which sampling at 1 in 128 could not hide.
+     */
+    record Tracked(long address, long size, String thread, Throwable site, Arena arena) {
+        StackTraceElement[] stack() {
+            return ownFramesDropped(site);
+        }
     }
 
-    private record Freed(Tracked allocation, String thread, StackTraceElement[] stack) {
+    private record Freed(Tracked allocation, String thread, Throwable site) {
+    }
+
+    /** Records where the current thread is now; cheap until {@link #ownFramesDropped} reads it. */
+    static Throwable site() {
+        return new Throwable("allocation site");
+    }
+
+    static StackTraceElement[] ownFramesDropped(Throwable site) {
+        StackTraceElement[] all = site.getStackTrace();
+        int from = 0;
+        while (from < all.length && isOwn(all[from].getClassName())) {
+            from++;
+        }
+        return Arrays.copyOfRange(all, from, Math.min(all.length, from + STACK_DEPTH));
     }
 
     private final String allocatorName;
@@ -82,8 +104,13 @@ final class AllocationTracker {
 
     /** Records a new allocation made by the current thread. */
     Tracked track(long address, long size, Arena arena) {
-        Tracked t = new Tracked(address, size, Thread.currentThread().getName(), captureStack(), arena);
-        live.put(address, t);
+        Tracked t = new Tracked(address, size, Thread.currentThread().getName(), site(), arena);
+        Tracked previous = live.put(address, t);
+        if (previous != null) {
+            // the allocator handed out memory that was still live: a bug in the allocator, never the caller's
+            problem("internal error: allocator '" + allocatorName + "' handed out 0x" + Long.toHexString(address)
+                    + " while it was still allocated by thread '" + previous.thread() + "' at" + format(previous.stack()));
+        }
         synchronized (recentlyFreed) {
             recentlyFreed.remove(address);
         }
@@ -102,7 +129,8 @@ final class AllocationTracker {
     Tracked untrack(long address) {
         Tracked t = live.remove(address);
         if (t != null) {
-            Freed f = new Freed(t, Thread.currentThread().getName(), captureStack());
+            // the free site costs another stack capture: FULL pays it, SAMPLED (meant for production) does not
+            Freed f = new Freed(t, Thread.currentThread().getName(), mode == DebugMode.FULL ? site() : null);
             synchronized (recentlyFreed) {
                 recentlyFreed.put(address, f);
             }
@@ -123,7 +151,8 @@ final class AllocationTracker {
         if (f != null) {
             String message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
                     + " (" + f.allocation.size() + " bytes): allocated by thread '" + f.allocation.thread() + "' at"
-                    + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "' at" + format(f.stack)
+                    + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "'" + (f.site != null ? " at" + format(ownFramesDropped(f.site))
+                    : " (DebugMode.FULL records where)")
                     + "\nfreed again" + here;
             problem(message);
             return new IllegalStateException(message);

@@ -189,7 +189,8 @@ public final class NativeAllocator implements Allocator {
     // reinterpret is restricted: the address was just allocated with at least size bytes.
     @SuppressWarnings("restricted")
     private long raw(long size, long alignment, boolean zero) {
-        if (alignment <= functions.mallocAlignment) {
+        // every C allocator here aligns blocks of 16 bytes or more to 16 (mimalloc's smaller ones only to 8)
+        if (alignment <= functions.mallocAlignment || alignment <= 16 && size >= 16) {
             return zero ? functions.calloc(size) : functions.malloc(size);
         }
         if (zero) {

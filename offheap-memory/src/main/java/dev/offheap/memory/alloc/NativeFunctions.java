@@ -47,7 +47,7 @@ final class NativeFunctions {
     final boolean sizeFirst;
     /** mimalloc's {@code mi_zalloc_aligned(size, alignment)}, or null for the C library (calloc has no aligned form). */
     final MethodHandle zallocAligned;
-    /** The alignment plain malloc guarantees for every size: 16 for glibc, 8 for mimalloc (its tiny blocks). */
+    /** The alignment plain malloc guarantees for every size: 16 for glibc, 8 for mimalloc (its blocks under 16 bytes). */
     final long mallocAlignment;
 
     private NativeFunctions(String name, SymbolLookup lookup, String malloc, String calloc, String free, String aligned,

@@ -45,7 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Giving memory back.</b> A span whose blocks are all free returns to the range; free units
  *       are given back to the system ({@code madvise(MADV_DONTNEED)}) by {@link #trim()}, when the
  *       allocator has been idle for {@linkplain Builder#idleRelease(Duration) a while}, and when a budget
- *       would otherwise refuse. The pool shrinks. Units are never unmapped before close, so a stale
+ *       would otherwise refuse; so are the 4 KiB pages of partly used spans that only free blocks
+ *       overlap. The pool shrinks. Units are never unmapped before close, so a stale
  *       segment can read old or zero bytes but never fault the JVM.</li>
  *   <li><b>Zeroing.</b> {@link #allocate} zeroes (skipped for large runs the system just handed out
  *       zeroed); {@link #allocateUninitialized} and the {@code allocateFrom} family do not.</li>
@@ -209,10 +210,10 @@ public final class PooledAllocator implements Allocator {
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
             ThreadCache tc = cache();
             int c = SizeClasses.of(byteSize);
-            int n = tc.counts[c] - 1;
+            int n = tc.counts[ThreadCache.COUNT_OFFSET + c] - 1;
             if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
                 long address = tc.blocks[c][n];
-                tc.counts[c] = n;
+                tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
                 return region.asSlice(address - base, byteSize).fill((byte) 0);
@@ -227,10 +228,10 @@ public final class PooledAllocator implements Allocator {
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0) {
             ThreadCache tc = cache();
             int c = SizeClasses.of(byteSize);
-            int n = tc.counts[c] - 1;
+            int n = tc.counts[ThreadCache.COUNT_OFFSET + c] - 1;
             if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
                 long address = tc.blocks[c][n];
-                tc.counts[c] = n;
+                tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
                 return region.asSlice(address - base, byteSize);
@@ -244,6 +245,19 @@ public final class PooledAllocator implements Allocator {
         if (closed) {
             throw Checks.closed(name);
         }
+        try {
+            return allocateSlowOnce(byteSize, byteAlignment, zero);
+        } catch (BudgetExceededException e) {
+            if (budget == null) {
+                throw e;
+            }
+            // free memory cached by this thread and in empty spans counts against the same budget
+            trim();
+            return allocateSlowOnce(byteSize, byteAlignment, zero);
+        }
+    }
+
+    private MemorySegment allocateSlowOnce(long byteSize, long byteAlignment, boolean zero) {
         activity++;
         ThreadCache tc = cache();
         if (byteSize > SizeClasses.MAX_SMALL || byteAlignment > SizeClasses.MAX_SMALL) {
@@ -260,10 +274,10 @@ public final class PooledAllocator implements Allocator {
             }
         }
         long[] bin = tc.bin(c);
-        if (tc.counts[c] == 0) {
-            tc.counts[c] = pools[c].fetch(bin, bin.length / 2);
+        if (tc.counts[ThreadCache.COUNT_OFFSET + c] == 0) {
+            tc.counts[ThreadCache.COUNT_OFFSET + c] = pools[c].fetch(bin, bin.length / 2);
         }
-        int n = --tc.counts[c];
+        int n = --tc.counts[ThreadCache.COUNT_OFFSET + c];
         long address = bin[n];
         tc.allocatedBytes += byteSize;
         tc.liveAllocations++;
@@ -350,10 +364,10 @@ public final class PooledAllocator implements Allocator {
                     ThreadCache tc = cache();
                     int c = span.sizeClass;
                     long[] bin = tc.blocks[c];
-                    int n = tc.counts[c];
+                    int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
                     if (bin != null && n < bin.length && (n == 0 || bin[n - 1] != address)) {
                         bin[n] = address;
-                        tc.counts[c] = n + 1;
+                        tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
                         tc.allocatedBytes -= size;
                         tc.liveAllocations--;
                         return;
@@ -386,16 +400,18 @@ public final class PooledAllocator implements Allocator {
             throw notLive(segment, "no allocation of this allocator is there now");
         }
         if (span.sizeClass < 0) {
-            Span.LargeRelease released = range.freeLarge(span, address);
+            Span.LargeRelease released = range.endLarge(span, address);
             if (released == null) {
                 throw notLive(segment, "it does not start a live allocation");
             }
+            // the debug record and the scope end before the units can be reused by another allocation
             if (released.ownScope() != null) {
                 released.ownScope().close();
             }
             if (released.ownScope() != null || tracker.isTracked(address)) {
                 tracker.untrack(address);
             }
+            range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
             slowLiveAllocations.decrementAndGet();
             return;
@@ -424,7 +440,7 @@ public final class PooledAllocator implements Allocator {
         ThreadCache tc = cache();
         int c = span.sizeClass;
         long[] bin = tc.bin(c);
-        int n = tc.counts[c];
+        int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
         if (n > 0 && bin[n - 1] == address || pool.isFree(span, index)) {
             String message = "double free in allocator '" + name + "' of the segment at 0x" + Long.toHexString(address)
                     + " (" + segment.byteSize() + " bytes): the block is already free (DebugMode.FULL reports both stack traces)";
@@ -438,7 +454,7 @@ public final class PooledAllocator implements Allocator {
             n -= half;
         }
         bin[n] = address;
-        tc.counts[c] = n + 1;
+        tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
         tc.allocatedBytes -= segment.byteSize();
         tc.liveAllocations--;
     }
@@ -543,9 +559,9 @@ public final class PooledAllocator implements Allocator {
     /** Returns all cached blocks of {@code c}; only its own thread, or anyone once that thread ended. */
     private void flush(ThreadCache c) {
         for (int k = 0; k < SizeClasses.COUNT; k++) {
-            if (c.counts[k] > 0) {
-                pools[k].giveBack(c.blocks[k], 0, c.counts[k], tracker);
-                c.counts[k] = 0;
+            if (c.counts[ThreadCache.COUNT_OFFSET + k] > 0) {
+                pools[k].giveBack(c.blocks[k], 0, c.counts[ThreadCache.COUNT_OFFSET + k], tracker);
+                c.counts[ThreadCache.COUNT_OFFSET + k] = 0;
             }
         }
     }
@@ -584,6 +600,7 @@ public final class PooledAllocator implements Allocator {
         }
         for (SizeClassPool pool : pools) {
             pool.releaseSpare();
+            pool.purgeFreePages();
         }
         range.purgeFree();
     }

@@ -42,7 +42,7 @@ final class SizeClassPool {
                     span = newSpan(false);
                 }
                 while (got < want && span.freeCount > 0) {
-                    into[got++] = span.blockAddress(span.take());
+                    into[got++] = span.blockAddress(takeFrom(span));
                 }
                 if (span.freeCount == 0) {
                     unlink(span, false);
@@ -63,11 +63,51 @@ final class SizeClassPool {
         if (span == null) {
             span = newSpan(true);
         }
-        long address = span.blockAddress(span.take());
+        long address = span.blockAddress(takeFrom(span));
         if (span.freeCount == 0) {
             unlink(span, true);
         }
         return address;
+    }
+
+    private int takeFrom(Span span) {
+        int index = span.take();
+        long bytes = span.unpurgeBlock(index);
+        if (bytes > 0) {
+            range.unpurgeInSpan(bytes);
+        }
+        return index;
+    }
+
+    /**
+     * Gives back to the system every page of a partly used span that only free blocks overlap, so
+     * that a span kept by a few live blocks does not keep the memory of its free ones.
+     */
+    synchronized void purgeFreePages() {
+        for (Span s = partial; s != null; s = s.next) {
+            purgeFreePages(s);
+        }
+        for (Span s = trackedPartial; s != null; s = s.next) {
+            purgeFreePages(s);
+        }
+    }
+
+    private void purgeFreePages(Span span) {
+        int pages = span.pageCount();
+        int page = 0;
+        while (page < pages) {
+            if (span.isPagePurged(page) || !span.isPageFree(page)) {
+                page++;
+                continue;
+            }
+            int first = page;
+            while (page < pages && !span.isPagePurged(page) && span.isPageFree(page)) {
+                page++;
+            }
+            if (range.purgeInSpan(span.base + first * UnitRange.PAGE_BYTES, (page - first) * UnitRange.PAGE_BYTES)) {
+                span.markPurged(first, page - first);
+            }
+        }
     }
 
     /**
@@ -78,12 +118,14 @@ final class SizeClassPool {
         for (int i = from; i < from + count; i++) {
             long address = addresses[i];
             Span span = range.spanAt(address - range.base);
-            int index = span.blockIndex(address - span.base);
-            if (!span.giveBack(index)) {
+            // a block freed twice may come back after its span was released and its units reused
+            int index = span == null || span.sizeClass != sizeClass ? -1 : span.blockIndex(address - span.base);
+            if (index < 0 || !span.giveBack(index)) {
                 doubleFrees++;
                 if (tracker != null) {
-                    tracker.problem("double free in allocator of the block at 0x" + Long.toHexString(address) + " ("
-                            + span.blockSize + "-byte class), found when a thread cache returned it; the second copy was dropped");
+                    tracker.problem("double free of the block at 0x" + Long.toHexString(address) + " ("
+                            + SizeClasses.SIZE[sizeClass] + "-byte class), found when a thread cache returned it; the second "
+                            + "copy was dropped");
                 }
                 continue;
             }

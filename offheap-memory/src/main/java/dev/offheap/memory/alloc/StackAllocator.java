@@ -104,7 +104,8 @@ public final class StackAllocator implements AutoCloseable {
 
     /**
      * Pushes a frame on the current thread's stack of this allocator, creating the stack on the
-     * thread's first push.
+     * thread's first push. (Named apart from the static {@link #push()}, which uses the default
+     * stack: Java allows no static and instance method of the same signature.)
      *
      * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
      * @throws IllegalStateException   if this allocator is closed
@@ -115,13 +116,20 @@ public final class StackAllocator implements AutoCloseable {
             throw Checks.closed(name);
         }
         ThreadStack s = stack();
-        Frame frame = new Frame(s, s.top, s.chunkIndex, s.offset, s.depth + 1);
+        int depth = s.depth + 1;
+        long seq = ++s.pushes;
+        if (depth == s.seqAtDepth.length) {
+            s.seqAtDepth = java.util.Arrays.copyOf(s.seqAtDepth, depth * 2);
+        }
+        s.seqAtDepth[depth] = seq;
+        s.depth = depth;
+        // the frame is not stored anywhere (outside FULL mode), so escape analysis can remove it
+        Frame frame = new Frame(s, s.chunkIndex, s.offset, depth, seq);
         if (debug == DebugMode.FULL) {
             frame.own = Arena.ofConfined();
-            frame.pushSite = AllocationTracker.captureStack();
+            frame.pushSite = AllocationTracker.site();
+            s.openFrame(frame);
         }
-        s.top = frame;
-        s.depth++;
         return frame;
     }
 
@@ -175,9 +183,11 @@ public final class StackAllocator implements AutoCloseable {
         }
         for (ThreadStack s : all) {
             if (s.depth > 0) {
+                Frame innermost = s.openFrames != null ? s.openFrames[s.depth] : null;
                 LOG.log(System.Logger.Level.WARNING, "stack allocator '" + name + "' closed while thread '" + s.thread.getName()
-                        + "' had " + s.depth + " open frames" + (s.top != null && s.top.pushSite != null
-                        ? "; innermost pushed at" + AllocationTracker.format(s.top.pushSite) : ""));
+                        + "' had " + s.depth + " open frames" + (innermost != null
+                        ? "; innermost pushed at" + AllocationTracker.format(AllocationTracker.ownFramesDropped(innermost.pushSite))
+                        : ""));
             }
             free(s);
         }
@@ -259,12 +269,27 @@ public final class StackAllocator implements AutoCloseable {
         int chunkIndex;
         long offset;
         int depth;
-        Frame top;
+        /** Pushes so far; each frame's number, so a frame knows whether it is still open. */
+        long pushes;
+        /** The number of the open frame at each depth (index 0 unused). */
+        long[] seqAtDepth = new long[16];
+        /** FULL mode only: the open frames, whose scopes an out-of-order close must close. */
+        Frame[] openFrames;
         long bytes;
         volatile boolean freed;
 
         ThreadStack(Thread thread) {
             this.thread = thread;
+        }
+
+        void openFrame(Frame frame) {
+            if (openFrames == null) {
+                openFrames = new Frame[16];
+            }
+            if (frame.depth >= openFrames.length) {
+                openFrames = java.util.Arrays.copyOf(openFrames, frame.depth * 2);
+            }
+            openFrames[frame.depth] = frame;
         }
 
         MemorySegment addChunk(long size) {
@@ -316,20 +341,25 @@ public final class StackAllocator implements AutoCloseable {
      */
     public static final class Frame implements Arena {
         private final StackAllocator.ThreadStack stack;
-        private final Frame parent;
         private final int savedChunk;
         private final long savedOffset;
         private final int depth;
-        private boolean closed;
+        private final long seq;
         private Arena own;
-        private StackTraceElement[] pushSite;
+        private Throwable pushSite;
 
-        private Frame(StackAllocator.ThreadStack stack, Frame parent, int savedChunk, long savedOffset, int depth) {
+        private Frame(StackAllocator.ThreadStack stack, int savedChunk, long savedOffset, int depth, long seq) {
             this.stack = stack;
-            this.parent = parent;
             this.savedChunk = savedChunk;
             this.savedOffset = savedOffset;
             this.depth = depth;
+            this.seq = seq;
+        }
+
+        /** Open: not closed, and not popped by the close of a frame outside it. Owner thread only. */
+        private boolean isOpen() {
+            StackAllocator.ThreadStack s = stack;
+            return depth <= s.depth && s.seqAtDepth[depth] == seq;
         }
 
         /** @return 1 for the outermost frame of a thread, 2 for a frame inside it, ... */
@@ -392,7 +422,7 @@ public final class StackAllocator implements AutoCloseable {
             if (Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
-            if (s.top != this || s.freed) {
+            if (s.depth != depth || s.seqAtDepth[depth] != seq || s.freed) {
                 throw notInnermost();
             }
             Checks.sizeAndAlignment(byteSize, byteAlignment);
@@ -418,7 +448,7 @@ public final class StackAllocator implements AutoCloseable {
             if (stack.freed) {
                 return new IllegalStateException("the stack of this frame was freed: its stack allocator is closed");
             }
-            if (closed) {
+            if (!isOpen()) {
                 return new IllegalStateException("frame " + depth + " is closed");
             }
             return new IllegalStateException("frame " + depth + " is not the innermost open frame (frame " + stack.depth
@@ -445,29 +475,31 @@ public final class StackAllocator implements AutoCloseable {
             if (Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
-            if (closed) {
+            if (!isOpen()) {
                 return;
             }
             int innerOpen = s.depth - depth;
-            while (s.top != null && s.top != this) {
-                s.top.pop();
+            if (s.openFrames != null) {
+                for (int d = s.depth; d > depth; d--) {
+                    s.openFrames[d].closeScope();
+                }
             }
-            pop();
+            s.chunkIndex = savedChunk;
+            s.offset = savedOffset;
+            s.depth = depth - 1;
+            closeScope();
             if (innerOpen > 0) {
                 throw new IllegalStateException("frame " + depth + " was closed while " + innerOpen
                         + " frames inside it were open; they were closed with it (close frames in LIFO order)");
             }
         }
 
-        private void pop() {
-            StackAllocator.ThreadStack s = stack;
-            s.chunkIndex = savedChunk;
-            s.offset = savedOffset;
-            s.top = parent;
-            s.depth = depth - 1;
-            closed = true;
+        private void closeScope() {
             if (own != null) {
                 own.close();
+                if (stack.openFrames != null) {
+                    stack.openFrames[depth] = null;
+                }
             }
         }
 
@@ -553,7 +585,7 @@ public final class StackAllocator implements AutoCloseable {
 
         @Override
         public String toString() {
-            return "StackAllocator.Frame[depth " + depth + (closed ? ", closed" : "") + "]";
+            return "StackAllocator.Frame[depth " + depth + "]";
         }
     }
 

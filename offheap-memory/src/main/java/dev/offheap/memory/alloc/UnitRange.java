@@ -31,6 +31,8 @@ import java.util.TreeMap;
 final class UnitRange {
     static final int UNIT_SHIFT = 16;
     static final long UNIT_BYTES = 1L << UNIT_SHIFT;
+    /** The system's page size as assumed for giving back the pages of free blocks (4 KiB on Linux x86-64). */
+    static final long PAGE_BYTES = 4096;
     /** Units made read-write at a time, to keep mprotect calls and kernel mappings few. */
     private static final int COMMIT_STEP_UNITS = 32;
     private static final int LEAF_SHIFT = 10;
@@ -53,6 +55,8 @@ final class UnitRange {
     /** Units below this are read-write. */
     private int top;
     private long footprintUnits;
+    /** Bytes inside used spans that are not held from the system (tails and purged free blocks). */
+    private long purgedInSpans;
     private long freeDirtyUnits;
     private boolean closed;
 
@@ -144,6 +148,7 @@ final class UnitRange {
         }
         footprintUnits += clean;
         freeDirtyUnits -= dirty;
+        purgedInSpans += span.purgedBytes;
         return new Allocation(span, dirty == 0 && VirtualMemory.PURGE_ZEROES);
     }
 
@@ -156,18 +161,19 @@ final class UnitRange {
     }
 
     /**
-     * Frees a large span if {@code address} is its live allocation.
+     * Marks the allocation of a large span freed, if {@code address} is its live allocation. The
+     * caller finishes with its debug record and scope, then returns the units with {@link #free}:
+     * until then no other allocation can reuse the address.
      *
      * @return what was released, or null if the span holds no live allocation at that address
      */
-    synchronized Span.LargeRelease freeLarge(Span span, long address) {
+    synchronized Span.LargeRelease endLarge(Span span, long address) {
         if (closed || !span.live || span.blockAddress != address) {
             return null;
         }
         span.live = false;
         Span.LargeRelease released = new Span.LargeRelease(span.requested, span.ownScope);
         span.ownScope = null;
-        free(span);
         return released;
     }
 
@@ -181,6 +187,7 @@ final class UnitRange {
             table[u >>> LEAF_SHIFT][u & (LEAF_SIZE - 1)] = null;
         }
         freeDirtyUnits += span.units;
+        purgedInSpans -= span.purgedBytes;
         addFreeRun(span.firstUnit, span.units);
     }
 
@@ -215,7 +222,26 @@ final class UnitRange {
     }
 
     synchronized long footprintBytes() {
-        return footprintUnits << UNIT_SHIFT;
+        return (footprintUnits << UNIT_SHIFT) - purgedInSpans;
+    }
+
+    /**
+     * Gives the pages of a free block inside a used span back to the system.
+     *
+     * @return false if closed (nothing done)
+     */
+    synchronized boolean purgeInSpan(long address, long bytes) {
+        if (closed) {
+            return false;
+        }
+        VirtualMemory.purge(address, bytes);
+        purgedInSpans += bytes;
+        return true;
+    }
+
+    /** A purged block is in use again (its pages come back when touched). */
+    synchronized void unpurgeInSpan(long bytes) {
+        purgedInSpans -= bytes;
     }
 
     /** Unmaps everything and releases the budget's charge; later calls do nothing. */

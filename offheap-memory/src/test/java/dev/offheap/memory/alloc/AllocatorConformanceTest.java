@@ -354,6 +354,47 @@ abstract class AllocatorConformanceTest {
     // ---------------------------------------------------------------- threads
 
     @Test
+    void closingWhileOtherThreadsAllocateOnlyEverThrowsIllegalStateException() throws Exception {
+        Allocator a = newAllocator();
+        List<Throwable> unexpected = new CopyOnWriteArrayList<>();
+        CountDownLatch running = new CountDownLatch(2);
+        java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            long seed = t;
+            threads.add(Thread.ofPlatform().start(() -> {
+                Random random = new Random(seed);
+                running.countDown();
+                for (int i = 0; i < 1_000_000; i++) {
+                    try {
+                        MemorySegment s = a.allocate(random.nextInt(random.nextInt(50) == 0 ? 200_000 : 300));
+                        s.fill((byte) 1);
+                        a.free(s);
+                    } catch (IllegalStateException expected) {
+                        if (!closing.get()) {
+                            unexpected.add(expected);
+                        }
+                        return; // closed: every use now throws IllegalStateException
+                    } catch (Throwable e) {
+                        unexpected.add(e);
+                        return;
+                    }
+                }
+            }));
+        }
+        running.await();
+        Thread.sleep(20);
+        closing.set(true);
+        a.close();
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(unexpected).isEmpty();
+        assertThatThrownBy(() -> a.allocate(8)).isInstanceOf(IllegalStateException.class);
+    }
+
+
+    @Test
     void threadsAllocateAndFreeEachOthersMemory() throws Exception {
         Allocator a = newAllocator();
         int threads = 4;
