@@ -10,7 +10,7 @@ import java.util.Map;
  * order kept), arrays {@link List}s, numbers {@link Double}s, and {@code true/false/null} the Java
  * values. The CLI carries no JSON library for this one file format.
  */
-final class Json {
+public final class Json {
     private final String text;
     private int pos;
 
@@ -25,7 +25,7 @@ final class Json {
      * @return the value: a Map, List, String, Double, Boolean or null
      * @throws IllegalArgumentException if the text is not JSON, with the offset of the problem
      */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Json json = new Json(text);
         json.skipWhitespace();
         Object value = json.value();
