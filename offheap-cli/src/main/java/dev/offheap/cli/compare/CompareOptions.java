@@ -154,22 +154,28 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 value = arg.substring(arg.indexOf('=') + 1);
                 arg = arg.substring(0, arg.indexOf('='));
             }
+            if (VALUE_OPTIONS.contains(arg) && value == null) {
+                value = next(argv, ++i, arg);
+            }
+            if (value != null) {
+                nonEmpty(arg, value);
+            }
             switch (arg) {
-                case "--value-size", "--value-sizes", "-s" -> sizes = sizeList(arg, value(argv, ++i, arg, value),
+                case "--value-size", "--value-sizes", "-s" -> sizes = sizeList(arg, value,
                         MAX_VALUE_SIZE);
-                case "--max-entries", "-e" -> entries = countList(arg, value(argv, ++i, arg, value), MAX_ENTRIES);
-                case "--variants", "--variant" -> variants = variantList(arg, value(argv, ++i, arg, value));
-                case "--threads", "-t" -> threads = (int) count(arg, value(argv, ++i, arg, value), 1, 1024);
-                case "--requests", "-n" -> requests = count(arg, value(argv, ++i, arg, value), 1, Long.MAX_VALUE / 2);
-                case "--duration", "-d" -> duration = duration(arg, value(argv, ++i, arg, value), false);
-                case "--warmup", "-w" -> warmup = count(arg, value(argv, ++i, arg, value), 0, Long.MAX_VALUE / 2);
-                case "--keys", "-k" -> keys = count(arg, value(argv, ++i, arg, value), 1, Long.MAX_VALUE / 2);
+                case "--max-entries", "-e" -> entries = countList(arg, value, MAX_ENTRIES);
+                case "--variants", "--variant" -> variants = variantList(arg, value);
+                case "--threads", "-t" -> threads = (int) count(arg, value, 1, 1024);
+                case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
+                case "--duration", "-d" -> duration = duration(arg, value, false);
+                case "--warmup", "-w" -> warmup = count(arg, value, 0, Long.MAX_VALUE / 2);
+                case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
-                    String v = value(argv, ++i, arg, value);
+                    String v = value;
                     heap = v.equals("auto") ? 0 : size(arg, v, 16L << 20, 1L << 42);
                 }
                 case "--gc" -> {
-                    String v = value(argv, ++i, arg, value).toLowerCase(Locale.ROOT);
+                    String v = value.toLowerCase(Locale.ROOT);
                     collector = switch (v) {
                         case "g1" -> Collector.G1;
                         case "zgc", "z" -> Collector.ZGC;
@@ -179,25 +185,25 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                     };
                 }
                 case "--loader" -> {
-                    String v = value(argv, ++i, arg, value);
+                    String v = value;
                     loader = switch (v) {
                         case "db", "database" -> Workload.Loader.DATABASE;
                         case "memory" -> Workload.Loader.MEMORY;
                         default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
                     };
                 }
-                case "--latency" -> latency = duration(arg, value(argv, ++i, arg, value), true);
-                case "--db" -> db = Path.of(nonEmpty(arg, value(argv, ++i, arg, value)));
-                case "--out", "-o" -> out = Path.of(nonEmpty(arg, value(argv, ++i, arg, value)));
+                case "--latency" -> latency = duration(arg, value, true);
+                case "--db" -> db = Path.of(value);
+                case "--out", "-o" -> out = Path.of(value);
                 case "--seed" -> {
-                    String v = value(argv, ++i, arg, value);
+                    String v = value;
                     try {
                         seed = Long.parseLong(v);
                     } catch (NumberFormatException e) {
                         throw new UsageException("--seed: expected a whole number, got '" + v + "'");
                     }
                 }
-                case "--timeout" -> timeout = duration(arg, value(argv, ++i, arg, value), false);
+                case "--timeout" -> timeout = duration(arg, value, false);
                 case "--nmt" -> {
                     noValue(arg, value);
                     nmt = true;
@@ -229,14 +235,17 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 timeout, dryRun);
     }
 
-    private static String value(List<String> argv, int i, String option, String inline) throws UsageException {
-        if (inline != null) {
-            return nonEmpty(option, inline);
-        }
+    /** The options that take a value. */
+    private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--value-size", "--value-sizes", "-s",
+            "--max-entries", "-e", "--variants", "--variant", "--threads", "-t", "--requests", "-n", "--duration", "-d",
+            "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
+            "--timeout");
+
+    private static String next(List<String> argv, int i, String option) throws UsageException {
         if (i >= argv.size() || argv.get(i).startsWith("--")) {
             throw new UsageException(option + " needs a value");
         }
-        return nonEmpty(option, argv.get(i));
+        return argv.get(i);
     }
 
     private static void noValue(String option, String value) throws UsageException {

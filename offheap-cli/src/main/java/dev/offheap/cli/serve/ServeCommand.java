@@ -121,16 +121,19 @@ public final class ServeCommand implements Command {
                 arg = arg.substring(0, arg.indexOf('='));
             }
             String option = arg;
+            if (VALUE_OPTIONS.contains(option) && inline == null) {
+                inline = value(argv, ++i, option);
+            }
             switch (arg) {
                 case "--variant" -> {
-                    String v = value(argv, ++i, option, inline);
+                    String v = inline;
                     variant = Variant.byLabel(v).orElseThrow(() -> new UsageException("--variant: unknown variant '" + v
                             + "' (variants: " + Variant.labels() + ")"));
                 }
-                case "--port", "-p" -> port = (int) count(option, value(argv, ++i, option, inline), 0, 65535);
-                case "--bind" -> bind = value(argv, ++i, option, inline);
+                case "--port", "-p" -> port = (int) count(option, inline, 0, 65535);
+                case "--bind" -> bind = inline;
                 case "--value-size", "-s" -> {
-                    String v = value(argv, ++i, option, inline);
+                    String v = inline;
                     long n;
                     try {
                         n = ByteSize.parse(v);
@@ -143,21 +146,21 @@ public final class ServeCommand implements Command {
                     }
                     valueSize = (int) n;
                 }
-                case "--max-entries", "-e" -> maxEntries = (int) count(option, value(argv, ++i, option, inline), 1,
+                case "--max-entries", "-e" -> maxEntries = (int) count(option, inline, 1,
                         CompareOptions.MAX_ENTRIES);
-                case "--keys", "-k" -> keys = count(option, value(argv, ++i, option, inline), 1, Long.MAX_VALUE / 2);
+                case "--keys", "-k" -> keys = count(option, inline, 1, Long.MAX_VALUE / 2);
                 case "--loader" -> {
-                    String v = value(argv, ++i, option, inline);
+                    String v = inline;
                     memory = switch (v) {
                         case "db", "database" -> false;
                         case "memory" -> true;
                         default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
                     };
                 }
-                case "--latency" -> latency = duration(option, value(argv, ++i, option, inline), true);
-                case "--db" -> db = Path.of(value(argv, ++i, option, inline));
-                case "--threads", "-t" -> threads = (int) count(option, value(argv, ++i, option, inline), 1, 1024);
-                case "--stop-after" -> stopAfter = duration(option, value(argv, ++i, option, inline), false);
+                case "--latency" -> latency = duration(option, inline, true);
+                case "--db" -> db = Path.of(inline);
+                case "--threads", "-t" -> threads = (int) count(option, inline, 1, 1024);
+                case "--stop-after" -> stopAfter = duration(option, inline, false);
                 default -> throw new UsageException(arg.startsWith("-") ? "unknown option '" + argv.get(i) + "'"
                         : "unexpected argument '" + arg + "' (serve takes only options)");
             }
@@ -238,8 +241,13 @@ public final class ServeCommand implements Command {
         }
     }
 
-    private static String value(List<String> argv, int i, String option, String inline) throws UsageException {
-        String v = inline != null ? inline : i < argv.size() && !argv.get(i).startsWith("--") ? argv.get(i) : null;
+    /** The options, all of which take a value. */
+    private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--variant", "--port", "-p", "--bind",
+            "--value-size", "-s", "--max-entries", "-e", "--keys", "-k", "--loader", "--latency", "--db", "--threads", "-t",
+            "--stop-after");
+
+    private static String value(List<String> argv, int i, String option) throws UsageException {
+        String v = i < argv.size() && !argv.get(i).startsWith("--") ? argv.get(i) : null;
         if (v == null) {
             throw new UsageException(option + " needs a value");
         }
