@@ -4,6 +4,7 @@
  */
 module dev.offheap.cache {
     requires transitive dev.offheap.memory;
+    requires java.management;
 
     exports dev.offheap.cache;
 }

@@ -1,5 +1,7 @@
 package dev.offheap.cache;
 
+import dev.offheap.cache.internal.CacheConfig;
+import dev.offheap.cache.internal.OffHeapCacheImpl;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 
@@ -158,7 +160,9 @@ public final class CacheBuilder<K, V> {
         if (capacityBytes < 0) {
             throw new IllegalStateException("capacity(bytes) is required");
         }
-        throw new UnsupportedOperationException("not implemented yet");
+        return OffHeapCacheImpl.create(new CacheConfig<>(keySerializer, valueSerializer, capacityBytes, maxEntryBytes,
+                evictionPolicy, expireAfterWrite, expireAfterAccess, concurrencyLevel, recordStats, removalListener,
+                loader, budget, memoryManager, name, nanoClock));
     }
 
     private static Duration positive(Duration duration, String option) {

@@ -1,0 +1,161 @@
+package dev.offheap.cache.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A 4-bit count-min sketch of how often keys were used, with a doorkeeper, inside a shard's region:
+ * TinyLFU's frequency estimate, laid out as Caffeine's {@code FrequencySketch} does it (the four counters
+ * of a key lie in one 64-byte group, so an update touches one cache line).
+ *
+ * <p>A key's first occurrence since the last reset only sets its two doorkeeper bits; later ones increment
+ * its counters, so keys seen once do not pollute the counters. After {@code 10 x capacity} increments every
+ * counter is halved and the doorkeeper cleared: old popularity fades.
+ *
+ * <p>Memory: {@code counterLongs} longs of counters plus a quarter as many of doorkeeper bits, in one block
+ * of the region (see {@link RegionLayout}). Not thread-safe: only the shard's lock holder uses it.
+ */
+final class FrequencySketch {
+    private static final long RESET_MASK = 0x7777777777777777L;
+    private static final long ONE_MASK = 0x1111111111111111L;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;
+
+    private final MemorySegment region;
+    private long base;
+    private int counterLongs;
+    private int blockMask;
+    private int doorkeeperMask;
+    private int sampleSize;
+    private int additions;
+
+    FrequencySketch(MemorySegment region) {
+        this.region = region;
+    }
+
+    /** @param longs counters' longs: a power of two, at least 8 @return bytes a sketch of that size needs */
+    static long bytesFor(int longs) {
+        return (long) longs * Long.BYTES + (long) doorkeeperLongs(longs) * Long.BYTES;
+    }
+
+    private static int doorkeeperLongs(int counterLongs) {
+        return Math.max(1, counterLongs / 4);
+    }
+
+    /** Points the sketch at fresh, zeroed memory. @param byteOffset where it lies @param longs counters' longs */
+    void attach(long byteOffset, int longs) {
+        this.base = byteOffset;
+        this.counterLongs = longs;
+        this.blockMask = (longs >>> 3) - 1;
+        this.doorkeeperMask = doorkeeperLongs(longs) * 64 - 1;
+        this.sampleSize = (int) Math.min(10L * longs, Integer.MAX_VALUE);
+        this.additions = 0;
+        region.asSlice(byteOffset, bytesFor(longs)).fill((byte) 0);
+    }
+
+    int counterLongs() {
+        return counterLongs;
+    }
+
+    /** @param hash the key's hash @return its estimated frequency, 0..16 */
+    int frequency(int hash) {
+        int blockHash = spread(hash);
+        int counterHash = rehash(blockHash);
+        long block = (long) (blockHash & blockMask) << 3;
+        int min = 15;
+        for (int i = 0; i < 4; i++) {
+            int h = counterHash >>> (i << 3);
+            int index = (h >>> 1) & 15;
+            int offset = h & 1;
+            long word = region.get(LONG, base + ((block + offset + (i << 1)) << 3));
+            min = Math.min(min, (int) ((word >>> (index << 2)) & 0xF));
+        }
+        return min + (inDoorkeeper(blockHash) ? 1 : 0);
+    }
+
+    /** @param hash the key's hash; counts one more use of it */
+    void increment(int hash) {
+        int blockHash = spread(hash);
+        if (!inDoorkeeper(blockHash)) {
+            addToDoorkeeper(blockHash);
+        } else {
+            int counterHash = rehash(blockHash);
+            long block = (long) (blockHash & blockMask) << 3;
+            boolean added = false;
+            for (int i = 0; i < 4; i++) {
+                int h = counterHash >>> (i << 3);
+                int index = (h >>> 1) & 15;
+                int offset = h & 1;
+                added |= incrementAt(block + offset + (i << 1), index);
+            }
+            if (!added) {
+                return;
+            }
+        }
+        if (++additions >= sampleSize) {
+            reset();
+        }
+    }
+
+    private boolean incrementAt(long longIndex, int counter) {
+        long at = base + (longIndex << 3);
+        long word = region.get(LONG, at);
+        int shift = counter << 2;
+        long mask = 0xFL << shift;
+        if ((word & mask) != mask) {
+            region.set(LONG, at, word + (1L << shift));
+            return true;
+        }
+        return false;
+    }
+
+    private boolean inDoorkeeper(int blockHash) {
+        int h1 = blockHash & doorkeeperMask;
+        int h2 = (blockHash >>> 16 | blockHash << 16) * 0x9E3779B9 & doorkeeperMask;
+        return bit(h1) && bit(h2);
+    }
+
+    private void addToDoorkeeper(int blockHash) {
+        int h1 = blockHash & doorkeeperMask;
+        int h2 = (blockHash >>> 16 | blockHash << 16) * 0x9E3779B9 & doorkeeperMask;
+        setBit(h1);
+        setBit(h2);
+    }
+
+    private boolean bit(int index) {
+        long at = base + ((long) counterLongs << 3) + ((long) (index >>> 6) << 3);
+        return (region.get(LONG, at) & (1L << index)) != 0;
+    }
+
+    private void setBit(int index) {
+        long at = base + ((long) counterLongs << 3) + ((long) (index >>> 6) << 3);
+        region.set(LONG, at, region.get(LONG, at) | (1L << index));
+    }
+
+    /** Halves every counter and clears the doorkeeper. */
+    void reset() {
+        long odd = 0;
+        for (int i = 0; i < counterLongs; i++) {
+            long at = base + ((long) i << 3);
+            long word = region.get(LONG, at);
+            odd += Long.bitCount(word & ONE_MASK);
+            region.set(LONG, at, (word >>> 1) & RESET_MASK);
+        }
+        region.asSlice(base + ((long) counterLongs << 3), (long) doorkeeperLongs(counterLongs) * Long.BYTES).fill((byte) 0);
+        additions = (int) Math.max(0, (additions - (odd >>> 2)) >>> 1);
+    }
+
+    private static int spread(int x) {
+        x ^= x >>> 17;
+        x *= 0xed5ad4bb;
+        x ^= x >>> 11;
+        x *= 0xac4c1b51;
+        x ^= x >>> 15;
+        return x;
+    }
+
+    private static int rehash(int x) {
+        x *= 0x31848bab;
+        x ^= x >>> 14;
+        return x;
+    }
+}

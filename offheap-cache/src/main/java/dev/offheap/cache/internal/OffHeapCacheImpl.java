@@ -1,0 +1,1206 @@
+package dev.offheap.cache.internal;
+
+import dev.offheap.cache.CacheLoadException;
+import dev.offheap.cache.CacheLoader;
+import dev.offheap.cache.CacheMXBean;
+import dev.offheap.cache.CacheStats;
+import dev.offheap.cache.EvictionPolicy;
+import dev.offheap.cache.OffHeapCache;
+import dev.offheap.cache.RemovalCause;
+import dev.offheap.cache.RemovalListener;
+import dev.offheap.cache.SerializationException;
+import dev.offheap.cache.Serializer;
+import dev.offheap.cache.ValueTooLargeException;
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.MemoryManager;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.AbstractMap;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * The off-heap cache: {@code 2^n} {@link Shard}s chosen by the top bits of a key's hash, each with its own
+ * region, lock, table, queues and sketch.
+ *
+ * <h2>Design</h2>
+ * Keys are serialized to a heap array once per call (they are hashed and compared as bytes); values are
+ * serialized before any lock is taken, so a serializer that throws or lies changes nothing. Under a shard's
+ * write lock an operation replays recorded reads, removes expired entries at the queue heads, then does its
+ * work; removals are told to the listener after the lock is released. Lookups copy the value's bytes out
+ * under an optimistic read (see {@link Shard}) and deserialize outside any lock.
+ *
+ * <h2>Capacity</h2>
+ * The capacity is split into the heap bytes of the shards' bookkeeping (allocator bins, read buffers,
+ * fixed per shard) and one native region per shard; tables, sketches and entries are blocks inside the
+ * regions, so the cache never uses more than its capacity. A {@link Budget} or {@link MemoryManager} is
+ * charged the whole capacity when the cache is built and released when it is closed.
+ *
+ * <h2>Close</h2>
+ * {@link #close()} marks the cache closed, waits once for every shard's write lock (so no lock holder, in
+ * particular no zero-copy reader, is inside a region), then closes the shared arena. An optimistic reader
+ * racing the close reads through the arena's segments, which throw {@link IllegalStateException} once the
+ * arena is closed: it gets an exception, never freed memory.
+ *
+ * @param <K> key type
+ * @param <V> value type
+ */
+public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
+    private static final System.Logger LOG = System.getLogger(OffHeapCacheImpl.class.getName());
+    /** Heap bytes of the cache object and its arrays besides the shards, charged to the capacity. */
+    static final int FIXED_HEAP_BYTES = 1024;
+    /** The smallest capacity a cache accepts. */
+    public static final long MIN_CAPACITY = 8192;
+    private static final int MAX_SHARDS = 1 << 12;
+    /** The largest region one shard may have: unit offsets are ints. */
+    private static final long MAX_REGION_BYTES = (long) RegionLayout.SIZE_MASK << RegionLayout.UNIT_SHIFT;
+    private static final ThreadLocal<int[]> READER_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
+    private final String name;
+    private final Serializer<K> keySerializer;
+    private final Serializer<V> valueSerializer;
+    private final boolean byteArrayKeys;
+    private final boolean byteArrayValues;
+    private final long capacityBytes;
+    private final long maxEntryBytes;
+    private final int headerBytes;
+    private final long heapBytes;
+    private final Shard[] shards;
+    private final int shardShift;
+    private final long expireAfterWriteMillis;
+    private final long expireAfterAccessMillis;
+    private final LongSupplier clock;
+    private final long startNanos;
+    private volatile boolean ttlUsed;
+    private final StatsCounter stats;
+    private final RemovalListener<? super K, ? super V> listener;
+    private final CacheLoader<? super K, V> loader;
+    private final Arena arena;
+    private final Budget budget;
+    private final MemoryManager memoryManager;
+    private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+    private final Object closeLock = new Object();
+    private ObjectName mbeanName;
+
+    private record KeyBytes(byte[] bytes) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof KeyBytes k && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return bytes.length + " bytes";
+        }
+    }
+
+    private record Load<V>(Thread loader, CompletableFuture<V> result) {
+    }
+
+    /**
+     * Builds a cache.
+     *
+     * @param config the checked options
+     * @param <K>    key type
+     * @param <V>    value type
+     * @return the cache
+     * @throws IllegalStateException if the capacity is too small, or maxEntryBytes larger than it can hold
+     * @throws dev.offheap.memory.BudgetExceededException if the budget or manager cannot hold the capacity
+     */
+    public static <K, V> OffHeapCache<K, V> create(CacheConfig<K, V> config) {
+        return new OffHeapCacheImpl<>(config);
+    }
+
+    private OffHeapCacheImpl(CacheConfig<K, V> config) {
+        this.name = config.name();
+        this.keySerializer = config.keySerializer();
+        this.valueSerializer = config.valueSerializer();
+        this.byteArrayKeys = keySerializer == Serializer.byteArrays();
+        this.byteArrayValues = valueSerializer == Serializer.byteArrays();
+        this.capacityBytes = config.capacityBytes();
+        this.expireAfterWriteMillis = millisCeil(config.expireAfterWrite());
+        this.expireAfterAccessMillis = millisCeil(config.expireAfterAccess());
+        this.headerBytes = expireAfterWriteMillis > 0 && expireAfterAccessMillis > 0
+                ? RegionLayout.HEADER_BYTES_TWO_DEADLINES : RegionLayout.HEADER_BYTES;
+        this.clock = config.nanoClock();
+        this.stats = new StatsCounter(config.recordStats());
+        this.listener = config.removalListener();
+        this.loader = config.loader();
+        if (capacityBytes < MIN_CAPACITY) {
+            throw new IllegalStateException("capacity of " + capacityBytes + " bytes is too small for the cache's"
+                    + " tables: at least " + MIN_CAPACITY + " bytes");
+        }
+        long requestedMaxEntry = config.maxEntryBytes();
+        long maxEntry = requestedMaxEntry > 0 ? requestedMaxEntry : Math.max(capacityBytes / 16, 256);
+        int level = config.concurrencyLevel() > 0 ? config.concurrencyLevel()
+                : 4 * Runtime.getRuntime().availableProcessors();
+        int shardCount = Math.min(MAX_SHARDS, Integer.highestOneBit(Math.max(1, level - 1)) << 1);
+        if (level == 1) {
+            shardCount = 1;
+        }
+        // every shard holds at least two of the largest entries, so one large entry never empties a shard
+        while (shardCount > 1 && regionBytes(shardCount) < 2 * (maxEntry + 8) + Shard.initialTableBytes() + 1024) {
+            shardCount >>= 1;
+        }
+        while (regionBytes(shardCount) > MAX_REGION_BYTES) {
+            shardCount <<= 1;
+        }
+        long region = regionBytes(shardCount);
+        long fits = region - Shard.initialTableBytes() - 2 * RegionLayout.UNIT;
+        if (maxEntry > fits) {
+            if (requestedMaxEntry > 0) {
+                throw new IllegalStateException("maxEntryBytes of " + requestedMaxEntry
+                        + " is more than a cache of capacity " + capacityBytes + " can hold: at most " + fits);
+            }
+            maxEntry = fits;
+        }
+        this.maxEntryBytes = maxEntry;
+        this.heapBytes = FIXED_HEAP_BYTES + (long) shardCount * Shard.HEAP_BYTES;
+        this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
+        this.budget = config.budget();
+        this.memoryManager = config.memoryManager();
+        if (budget != null) {
+            budget.reserve(capacityBytes);
+        }
+        if (memoryManager != null) {
+            try {
+                memoryManager.reserve(this, capacityBytes);
+            } catch (RuntimeException e) {
+                if (budget != null) {
+                    budget.release(capacityBytes);
+                }
+                throw e;
+            }
+        }
+        this.arena = Arena.ofShared();
+        this.shards = new Shard[shardCount];
+        boolean tinyLfu = config.evictionPolicy() == EvictionPolicy.W_TINY_LFU;
+        for (int i = 0; i < shardCount; i++) {
+            shards[i] = new Shard(arena.allocate(region, RegionLayout.UNIT), tinyLfu, headerBytes, maxEntry, stats);
+        }
+        this.startNanos = clock.getAsLong();
+        registerMBean();
+    }
+
+    private long regionBytes(int shardCount) {
+        long heap = FIXED_HEAP_BYTES + (long) shardCount * Shard.HEAP_BYTES;
+        return ((capacityBytes - heap) / shardCount) & ~(long) (RegionLayout.UNIT - 1);
+    }
+
+    private static long millisCeil(Duration duration) {
+        if (duration == null) {
+            return 0;
+        }
+        long nanos = saturatedNanos(duration);
+        return Math.max(1, (nanos + 999_999) / 1_000_000);
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE - 1_000_000;
+        }
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private Shard shard(long hash) {
+        return shards.length == 1 ? shards[0] : shards[(int) (hash >>> shardShift)];
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw closedException(null);
+        }
+    }
+
+    private IllegalStateException closedException(Throwable cause) {
+        return new IllegalStateException("cache '" + name + "' is closed", cause);
+    }
+
+    /** An {@link IllegalStateException} from a closed arena means the cache closed during the call. */
+    private RuntimeException translate(IllegalStateException e) {
+        return closed ? closedException(e) : e;
+    }
+
+    private boolean expiryInUse() {
+        return expireAfterWriteMillis > 0 || expireAfterAccessMillis > 0 || ttlUsed;
+    }
+
+    private long nowMillis() {
+        return (clock.getAsLong() - startNanos) / 1_000_000;
+    }
+
+    private long readClock() {
+        return expiryInUse() ? nowMillis() : Long.MIN_VALUE;
+    }
+
+    private long refreshDeadline(long nowMillis) {
+        return expireAfterAccessMillis > 0 ? nowMillis + expireAfterAccessMillis : 0;
+    }
+
+    private Removals removals(long nowMillis) {
+        return new Removals(listener != null, nowMillis);
+    }
+
+    private byte[] keyBytes(K key) {
+        Objects.requireNonNull(key, "key");
+        byte[] bytes;
+        if (byteArrayKeys) {
+            bytes = (byte[]) key;
+        } else {
+            bytes = serialize(keySerializer, key, "key");
+        }
+        if (bytes.length > RegionLayout.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("a key of " + bytes.length + " bytes is longer than the "
+                    + RegionLayout.MAX_KEY_BYTES + " bytes a key may have");
+        }
+        return bytes;
+    }
+
+    private MemorySegment valueSegment(V value, byte[] key) {
+        Objects.requireNonNull(value, "value");
+        byte[] bytes = byteArrayValues ? (byte[]) value : serialize(valueSerializer, value, "value");
+        long entry = (long) headerBytes + key.length + bytes.length;
+        if (entry > maxEntryBytes) {
+            throw new ValueTooLargeException(entry, maxEntryBytes);
+        }
+        return MemorySegment.ofArray(bytes);
+    }
+
+    private static <T> byte[] serialize(Serializer<T> serializer, T value, String what) {
+        int size;
+        try {
+            size = serializer.serializedSize(value);
+        } catch (RuntimeException e) {
+            throw new SerializationException("the " + what + " serializer " + serializer
+                    + " threw in serializedSize: " + e, e);
+        }
+        if (size < 0) {
+            throw new SerializationException("the " + what + " serializer " + serializer
+                    + " declared a negative size: " + size + " bytes", null);
+        }
+        byte[] bytes = new byte[size];
+        try {
+            serializer.write(value, MemorySegment.ofArray(bytes));
+        } catch (IndexOutOfBoundsException e) {
+            throw new SerializationException("the " + what + " serializer " + serializer
+                    + " wrote more than the " + size + " bytes it declared", e);
+        } catch (RuntimeException e) {
+            throw new SerializationException("the " + what + " serializer " + serializer + " threw in write: " + e, e);
+        }
+        return bytes;
+    }
+
+    @SuppressWarnings("unchecked")
+    private V value(byte[] bytes) {
+        if (byteArrayValues) {
+            return (V) bytes;
+        }
+        return deserialize(valueSerializer, bytes, "value");
+    }
+
+    @SuppressWarnings("unchecked")
+    private K key(byte[] bytes) {
+        if (byteArrayKeys) {
+            return (K) bytes;
+        }
+        return deserialize(keySerializer, bytes, "key");
+    }
+
+    private static <T> T deserialize(Serializer<T> serializer, byte[] bytes, String what) {
+        T result;
+        try {
+            result = serializer.read(MemorySegment.ofArray(bytes).asReadOnly());
+        } catch (RuntimeException e) {
+            throw new SerializationException("the " + what + " serializer " + serializer + " threw in read of "
+                    + bytes.length + " bytes: " + e, e);
+        }
+        if (result == null) {
+            throw new SerializationException("the " + what + " serializer " + serializer + " read null from "
+                    + bytes.length + " bytes", null);
+        }
+        return result;
+    }
+
+    private void notifyListener(Removals removals) {
+        if (listener == null) {
+            return;
+        }
+        for (Object[] removal : removals.removed()) {
+            try {
+                listener.onRemoval(key((byte[]) removal[0]), value((byte[]) removal[1]), (RemovalCause) removal[2]);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "removal listener of cache '" + name + "' threw", e);
+            }
+        }
+    }
+
+    /** Deadlines for a write: {deadline, writeDeadline, fixed ? 1 : 0}. */
+    private int[] deadlines(long nowMillis, long timeToLiveMillis) {
+        if (timeToLiveMillis > 0) {
+            return new int[]{Deadlines.encode(nowMillis + timeToLiveMillis), 0, 1};
+        }
+        if (expireAfterAccessMillis > 0) {
+            int write = expireAfterWriteMillis > 0 ? Deadlines.encode(nowMillis + expireAfterWriteMillis) : 0;
+            return new int[]{Deadlines.encode(nowMillis + expireAfterAccessMillis), write, 0};
+        }
+        if (expireAfterWriteMillis > 0) {
+            return new int[]{Deadlines.encode(nowMillis + expireAfterWriteMillis), 0, 0};
+        }
+        return new int[]{0, 0, 0};
+    }
+
+    /** The start of every write: under the lock, replays reads and removes expired queue heads. */
+    private long lockForWrite(Shard shard, Removals removals) {
+        long stamp = shard.lockWrite();
+        try {
+            shard.drainReadsLocked();
+            if (removals.nowMillis != Long.MIN_VALUE) {
+                shard.expireLocked(removals.nowMillis, removals);
+            }
+        } catch (RuntimeException | Error e) {
+            shard.unlockWrite(stamp);
+            throw e;
+        }
+        return stamp;
+    }
+
+    private void store(Shard shard, long hash, byte[] key, MemorySegment value, int[] deadlines, Removals removals) {
+        if (!shard.insertLocked(hash, key, value, deadlines[0], deadlines[1], deadlines[2] != 0, removals)) {
+            throw new ValueTooLargeException((long) headerBytes + key.length + value.byteSize(), maxEntryBytes);
+        }
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    @Override
+    public V getIfPresent(K key) {
+        byte[] bytes = lookup(key, true);
+        return bytes == null ? null : value(bytes);
+    }
+
+    private byte[] lookup(K key, boolean count) {
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        return lookupBytes(k, hash, count);
+    }
+
+    private byte[] lookupBytes(byte[] k, long hash, boolean count) {
+        try {
+            long now = readClock();
+            byte[] value = shard(hash).getCopy(hash, MemorySegment.ofArray(k), k.length, now,
+                    now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
+            if (count) {
+                if (value == null) {
+                    stats.miss();
+                } else {
+                    stats.hit();
+                }
+            }
+            return value;
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+    }
+
+    @Override
+    public V get(K key) {
+        if (loader == null) {
+            checkOpen();
+            throw new IllegalStateException("cache '" + name + "' was built without a loader: use get(key, loader)"
+                    + " or CacheBuilder.loader");
+        }
+        return get(key, k -> {
+            try {
+                return loader.load(k);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    @Override
+    public V get(K key, Function<? super K, ? extends V> mappingFunction) {
+        Objects.requireNonNull(mappingFunction, "loader");
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        byte[] present = lookupBytes(k, hash, true);
+        if (present != null) {
+            return value(present);
+        }
+        KeyBytes id = new KeyBytes(k);
+        Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>());
+        Load<V> running = loads.putIfAbsent(id, mine);
+        if (running != null) {
+            return awaitLoad(key, running);
+        }
+        try {
+            byte[] stored = lookupBytes(k, hash, false);
+            if (stored != null) {
+                V value = value(stored);
+                mine.result().complete(value);
+                return value;
+            }
+            V loaded;
+            long start = System.nanoTime();
+            try {
+                loaded = mappingFunction.apply(key);
+            } catch (RuntimeException e) {
+                stats.loadFailure(System.nanoTime() - start);
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                CacheLoadException failure = new CacheLoadException("loading the value of key " + key
+                        + " in cache '" + name + "' failed: " + cause, cause);
+                mine.result().completeExceptionally(failure);
+                throw failure;
+            }
+            if (loaded == null) {
+                stats.loadFailure(System.nanoTime() - start);
+                CacheLoadException failure = new CacheLoadException("the loader returned null for key " + key
+                        + " in cache '" + name + "'", null);
+                mine.result().completeExceptionally(failure);
+                throw failure;
+            }
+            stats.loadSuccess(System.nanoTime() - start);
+            put(key, loaded);
+            mine.result().complete(loaded);
+            return loaded;
+        } catch (RuntimeException | Error e) {
+            mine.result().completeExceptionally(e);
+            throw e;
+        } finally {
+            loads.remove(id, mine);
+        }
+    }
+
+    private V awaitLoad(K key, Load<V> running) {
+        if (running.loader() == Thread.currentThread()) {
+            throw new IllegalStateException("recursive load of key " + key + " in cache '" + name
+                    + "': the loader asked the cache for the key it is loading");
+        }
+        try {
+            return running.result().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CacheLoadException("interrupted while waiting for another thread's load of key " + key, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof CacheLoadException loadFailure) {
+                throw new CacheLoadException(loadFailure.getMessage(), loadFailure.getCause());
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new CacheLoadException("loading the value of key " + key + " failed: " + cause, cause);
+        }
+    }
+
+    @Override
+    public Map<K, V> getAllPresent(Iterable<? extends K> keys) {
+        Objects.requireNonNull(keys, "keys");
+        Map<K, V> result = new LinkedHashMap<>();
+        for (K key : keys) {
+            V value = getIfPresent(key);
+            if (value != null) {
+                result.put(key, value);
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public Map<K, V> getAll(Iterable<? extends K> keys) {
+        Objects.requireNonNull(keys, "keys");
+        if (loader == null) {
+            checkOpen();
+            throw new IllegalStateException("cache '" + name + "' was built without a loader");
+        }
+        Map<K, V> result = new LinkedHashMap<>();
+        Set<K> absent = new LinkedHashSet<>();
+        for (K key : keys) {
+            V value = getIfPresent(key);
+            if (value != null) {
+                result.put(key, value);
+            } else {
+                absent.add(key);
+            }
+        }
+        if (absent.isEmpty()) {
+            return result;
+        }
+        long start = System.nanoTime();
+        Map<? super K, V> loaded;
+        try {
+            @SuppressWarnings("unchecked")
+            Map<? super K, V> all = ((CacheLoader<K, V>) loader).loadAll(Collections.unmodifiableSet(absent));
+            loaded = all;
+        } catch (Exception e) {
+            stats.loadFailure(System.nanoTime() - start);
+            throw new CacheLoadException("loading " + absent.size() + " keys in cache '" + name + "' failed: " + e, e);
+        }
+        if (loaded == null) {
+            stats.loadFailure(System.nanoTime() - start);
+            throw new CacheLoadException("loadAll returned null in cache '" + name + "'", null);
+        }
+        stats.loadSuccess(System.nanoTime() - start);
+        for (K key : absent) {
+            V value = loaded.get(key);
+            if (value != null) {
+                put(key, value);
+                result.put(key, value);
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public <R> R read(K key, Function<? super MemorySegment, ? extends R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        Shard shard = shard(hash);
+        long now = readClock();
+        long stamp;
+        try {
+            stamp = shard.lockRead();
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        int[] depth = READER_DEPTH.get();
+        try {
+            // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
+            checkOpen();
+            MemorySegment slice = shard.valueSliceLocked(hash, MemorySegment.ofArray(k), k.length, now,
+                    now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
+            if (slice == null) {
+                stats.miss();
+                return null;
+            }
+            stats.hit();
+            depth[0]++;
+            try (Arena call = Arena.ofConfined()) {
+                return reader.apply(scopedTo(slice, call));
+            } finally {
+                depth[0]--;
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        } finally {
+            shard.lock.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * The value's bytes under the scope of a confined arena the reader's call owns: closing that arena
+     * after the call makes every later access throw, and the confinement keeps other threads out. The
+     * read lock held around the call keeps the bytes from being freed or reused while the segment is live,
+     * which is what makes this restricted method safe here.
+     */
+    @SuppressWarnings("restricted")
+    private static MemorySegment scopedTo(MemorySegment slice, Arena call) {
+        return slice.reinterpret(call, null).asReadOnly();
+    }
+
+    @Override
+    public boolean containsKey(K key) {
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        try {
+            return shard(hash).contains(hash, MemorySegment.ofArray(k), k.length, readClock());
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    @Override
+    public void put(K key, V value) {
+        write(key, value, 0);
+    }
+
+    @Override
+    public void put(K key, V value, Duration timeToLive) {
+        Objects.requireNonNull(timeToLive, "timeToLive");
+        if (timeToLive.isZero() || timeToLive.isNegative()) {
+            throw new IllegalArgumentException("timeToLive must be positive, got " + timeToLive);
+        }
+        ttlUsed = true;
+        write(key, value, millisCeil(timeToLive));
+    }
+
+    private void write(K key, V value, long timeToLiveMillis) {
+        byte[] k = keyBytes(key);
+        MemorySegment v = valueSegment(value, k);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        Shard shard = shard(hash);
+        Removals removals = removals(readClock());
+        try {
+            long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
+            int[] deadlines = deadlines(now, timeToLiveMillis);
+            long stamp = lockForWrite(shard, removals);
+            try {
+                int old = shard.find(hash, MemorySegment.ofArray(k), k.length);
+                if (old != 0) {
+                    boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
+                    shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
+                }
+                store(shard, hash, k, v, deadlines, removals);
+            } finally {
+                shard.unlockWrite(stamp);
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        notifyListener(removals);
+    }
+
+    @Override
+    public void putAll(Map<? extends K, ? extends V> map) {
+        Objects.requireNonNull(map, "map");
+        for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
+            put(entry.getKey(), entry.getValue());
+        }
+    }
+
+    /** What a conditional write does with the live entry it finds (0 if none); returns the old value's bytes. */
+    @FunctionalInterface
+    private interface Update {
+        byte[] apply(Shard shard, int entry, Removals removals, long hash, byte[] key, long now);
+    }
+
+    private byte[] update(K key, Update update) {
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        Shard shard = shard(hash);
+        Removals removals = removals(readClock());
+        byte[] result;
+        try {
+            long stamp = lockForWrite(shard, removals);
+            try {
+                int entry = shard.findLiveLocked(hash, MemorySegment.ofArray(k), k.length, removals.nowMillis, removals);
+                long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
+                result = update.apply(shard, entry, removals, hash, k, now);
+            } finally {
+                shard.unlockWrite(stamp);
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        notifyListener(removals);
+        return result;
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        MemorySegment v = valueSegment(value, keyBytes(key));
+        byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
+            if (entry != 0) {
+                return shard.valueCopyLocked(entry);
+            }
+            store(shard, hash, k, v, deadlines(now, 0), removals);
+            return null;
+        });
+        return present == null ? null : value(present);
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        MemorySegment v = valueSegment(value, keyBytes(key));
+        byte[] old = update(key, (shard, entry, removals, hash, k, now) -> {
+            if (entry == 0) {
+                return null;
+            }
+            byte[] previous = shard.valueCopyLocked(entry);
+            shard.removeLocked(entry, RemovalCause.REPLACED, removals);
+            store(shard, hash, k, v, deadlines(now, 0), removals);
+            return previous;
+        });
+        return old == null ? null : value(old);
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        byte[] k = keyBytes(key);
+        byte[] expected = valueBytes(oldValue, "oldValue");
+        MemorySegment v = valueSegment(Objects.requireNonNull(newValue, "newValue"), k);
+        return update(key, (shard, entry, removals, hash, kb, now) -> {
+            if (entry == 0 || !shard.valueEqualsLocked(entry, expected)) {
+                return null;
+            }
+            shard.removeLocked(entry, RemovalCause.REPLACED, removals);
+            store(shard, hash, kb, v, deadlines(now, 0), removals);
+            return expected;
+        }) != null;
+    }
+
+    private byte[] valueBytes(V value, String what) {
+        Objects.requireNonNull(value, what);
+        return byteArrayValues ? (byte[]) value : serialize(valueSerializer, value, "value");
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
+        Objects.requireNonNull(remapping, "remapping");
+        @SuppressWarnings("unchecked")
+        V[] result = (V[]) new Object[1];
+        update(key, (shard, entry, removals, hash, k, now) -> {
+            V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
+            V computed = remapping.apply(key, old);
+            if (computed == null) {
+                if (entry != 0) {
+                    shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+                }
+                return null;
+            }
+            MemorySegment v = valueSegment(computed, k);
+            if (entry != 0) {
+                shard.removeLocked(entry, RemovalCause.REPLACED, removals);
+            }
+            store(shard, hash, k, v, deadlines(now, 0), removals);
+            result[0] = computed;
+            return null;
+        });
+        return result[0];
+    }
+
+    @Override
+    public V remove(K key) {
+        byte[] old = update(key, (shard, entry, removals, hash, k, now) -> {
+            if (entry == 0) {
+                return null;
+            }
+            byte[] previous = shard.valueCopyLocked(entry);
+            shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+            return previous;
+        });
+        return old == null ? null : value(old);
+    }
+
+    @Override
+    public boolean remove(K key, V value) {
+        byte[] expected = valueBytes(value, "value");
+        return update(key, (shard, entry, removals, hash, k, now) -> {
+            if (entry == 0 || !shard.valueEqualsLocked(entry, expected)) {
+                return null;
+            }
+            shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+            return expected;
+        }) != null;
+    }
+
+    @Override
+    public void invalidate(K key) {
+        update(key, (shard, entry, removals, hash, k, now) -> {
+            if (entry != 0) {
+                shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+            }
+            return null;
+        });
+    }
+
+    private void invalidateBytes(byte[] k) {
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        Shard shard = shard(hash);
+        Removals removals = removals(readClock());
+        try {
+            long stamp = lockForWrite(shard, removals);
+            try {
+                int entry = shard.find(hash, MemorySegment.ofArray(k), k.length);
+                if (entry != 0) {
+                    shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+                }
+            } finally {
+                shard.unlockWrite(stamp);
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        notifyListener(removals);
+    }
+
+    @Override
+    public void invalidateAll() {
+        checkOpen();
+        for (Shard shard : shards) {
+            Removals removals = removals(Long.MIN_VALUE);
+            try {
+                long stamp = shard.lockWrite();
+                try {
+                    shard.clearLocked(removals);
+                } finally {
+                    shard.unlockWrite(stamp);
+                }
+            } catch (IllegalStateException e) {
+                throw translate(e);
+            }
+            notifyListener(removals);
+        }
+    }
+
+    // ------------------------------------------------------------------ inspection
+
+    private long[] totals() {
+        checkOpen();
+        long[] sum = new long[3];
+        try {
+            for (Shard shard : shards) {
+                long[] sizes = shard.sizes();
+                for (int i = 0; i < 3; i++) {
+                    sum[i] += sizes[i];
+                }
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        return sum;
+    }
+
+    @Override
+    public long size() {
+        return totals()[0];
+    }
+
+    @Override
+    public long weightedSize() {
+        return totals()[1];
+    }
+
+    @Override
+    public long capacityBytes() {
+        return capacityBytes;
+    }
+
+    /** @return the largest entry (key, value and header) this cache accepts, in bytes */
+    public long maxEntryBytes() {
+        return maxEntryBytes;
+    }
+
+    /** @return bytes in use: the shards' heap bookkeeping and the allocated blocks of their regions */
+    public long usedBytes() {
+        return heapBytes + totals()[2];
+    }
+
+    /** @return the bytes of each entry's header */
+    public int headerBytes() {
+        return headerBytes;
+    }
+
+    /** @return how many shards the cache has */
+    public int shardCount() {
+        return shards.length;
+    }
+
+    /** Checks every shard's structures against each other; throws {@link IllegalStateException} if broken. */
+    public void verify() {
+        checkOpen();
+        for (Shard shard : shards) {
+            shard.verify();
+        }
+    }
+
+    @Override
+    public Iterator<K> keys() {
+        checkOpen();
+        KeyCursor cursor = new KeyCursor();
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return cursor.hasNext();
+            }
+
+            @Override
+            public K next() {
+                return key(cursor.next());
+            }
+
+            @Override
+            public void remove() {
+                cursor.remove();
+            }
+        };
+    }
+
+    @Override
+    public Iterator<Map.Entry<K, V>> entries() {
+        checkOpen();
+        KeyCursor cursor = new KeyCursor();
+        return new Iterator<>() {
+            private Map.Entry<K, V> next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && cursor.hasNext()) {
+                    byte[] k = cursor.next();
+                    byte[] v = lookupBytes(k, Hashing.hash(MemorySegment.ofArray(k), 0, k.length), false);
+                    if (v != null) {
+                        next = new AbstractMap.SimpleImmutableEntry<>(key(k), value(v));
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public Map.Entry<K, V> next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                Map.Entry<K, V> entry = next;
+                next = null;
+                return entry;
+            }
+
+            @Override
+            public void remove() {
+                cursor.remove();
+            }
+        };
+    }
+
+    /** Walks the shards one at a time, each through a snapshot of its keys. */
+    private final class KeyCursor {
+        private int shardIndex;
+        private Iterator<byte[]> current = Collections.emptyIterator();
+        private byte[] last;
+
+        boolean hasNext() {
+            while (!current.hasNext()) {
+                if (shardIndex == shards.length) {
+                    return false;
+                }
+                checkOpen();
+                try {
+                    List<byte[]> keys = shards[shardIndex++].keySnapshot(readClock());
+                    current = keys.iterator();
+                } catch (IllegalStateException e) {
+                    throw translate(e);
+                }
+            }
+            return true;
+        }
+
+        byte[] next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            last = current.next();
+            return last;
+        }
+
+        void remove() {
+            if (last == null) {
+                throw new IllegalStateException("remove() without a preceding next()");
+            }
+            checkOpen();
+            invalidateBytes(last);
+            last = null;
+        }
+    }
+
+    @Override
+    public CacheStats stats() {
+        long[] totals = totals();
+        return new CacheStats(stats.hits(), stats.misses(), stats.loadSuccesses(), stats.loadFailures(),
+                stats.loadNanos(), stats.evictions(), stats.evictionBytes(), stats.expirations(),
+                totals[0], heapBytes + totals[2], capacityBytes);
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (READER_DEPTH.get()[0] > 0) {
+            throw new IllegalStateException("close() of cache '" + name + "' inside read()'s function: it would"
+                    + " wait for that read forever");
+        }
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        for (Shard shard : shards) {
+            if (shard.holdsWriteLock()) {
+                continue; // closing from inside compute: that operation fails on its next access
+            }
+            long stamp = shard.lock.writeLock();
+            shard.lock.unlockWrite(stamp);
+        }
+        arena.close();
+        if (memoryManager != null) {
+            try {
+                memoryManager.releaseReservation(this, capacityBytes);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': releasing its reservation failed", e);
+            }
+        }
+        if (budget != null) {
+            budget.release(capacityBytes);
+        }
+        unregisterMBean();
+    }
+
+    @Override
+    public String toString() {
+        return "OffHeapCache[" + name + "]";
+    }
+
+    // ------------------------------------------------------------------ JMX
+
+    private void registerMBean() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (int attempt = 1; attempt < 1000; attempt++) {
+            String suffix = attempt == 1 ? "" : "-" + attempt;
+            try {
+                ObjectName objectName = new ObjectName("dev.offheap:type=Cache,name=" + ObjectName.quote(name + suffix));
+                server.registerMBean(new MXBean(name + suffix), objectName);
+                mbeanName = objectName;
+                return;
+            } catch (InstanceAlreadyExistsException e) {
+                // another cache of this name: try the next suffix
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': registering its MBean failed", e);
+                return;
+            }
+        }
+    }
+
+    private void unregisterMBean() {
+        if (mbeanName != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "cache '" + name + "': unregistering its MBean failed", e);
+            }
+        }
+    }
+
+    /** @return the name the MBean was registered under, or null if registration failed */
+    public ObjectName mbeanName() {
+        return mbeanName;
+    }
+
+    private final class MXBean implements CacheMXBean {
+        private final String registeredName;
+
+        MXBean(String registeredName) {
+            this.registeredName = registeredName;
+        }
+
+        private long[] totalsOrZero() {
+            return closed ? new long[3] : totals();
+        }
+
+        @Override
+        public String getName() {
+            return registeredName;
+        }
+
+        @Override
+        public long getHitCount() {
+            return stats.hits();
+        }
+
+        @Override
+        public long getMissCount() {
+            return stats.misses();
+        }
+
+        @Override
+        public double getHitRatio() {
+            long hits = stats.hits();
+            long requests = hits + stats.misses();
+            return requests == 0 ? 1.0 : (double) hits / requests;
+        }
+
+        @Override
+        public long getLoadSuccessCount() {
+            return stats.loadSuccesses();
+        }
+
+        @Override
+        public long getLoadFailureCount() {
+            return stats.loadFailures();
+        }
+
+        @Override
+        public long getTotalLoadTimeNanos() {
+            return stats.loadNanos();
+        }
+
+        @Override
+        public long getEvictionCount() {
+            return stats.evictions();
+        }
+
+        @Override
+        public long getEvictionBytes() {
+            return stats.evictionBytes();
+        }
+
+        @Override
+        public long getExpirationCount() {
+            return stats.expirations();
+        }
+
+        @Override
+        public long getEntryCount() {
+            return totalsOrZero()[0];
+        }
+
+        @Override
+        public long getWeightedSize() {
+            return totalsOrZero()[1];
+        }
+
+        @Override
+        public long getUsedBytes() {
+            return closed ? 0 : heapBytes + totals()[2];
+        }
+
+        @Override
+        public long getCapacityBytes() {
+            return capacityBytes;
+        }
+    }
+}

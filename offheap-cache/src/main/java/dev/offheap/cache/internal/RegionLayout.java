@@ -1,0 +1,141 @@
+package dev.offheap.cache.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The layout of one shard's memory region: the only place that knows where a field lies.
+ *
+ * <p>A region is one contiguous block of native memory, cut into 8-byte <em>units</em>. Everything in it
+ * refers to everything else by unit offsets from the region's start (ints; 0 means "none"), never by
+ * absolute addresses, so the same bytes could live in a mapped file and be reopened at another address.
+ *
+ * <pre>
+ * region (unit offsets)
+ * +------+---------------------------------------------------------------------+------+
+ * | 0    | 1 ...                                                               | last |
+ * | head | blocks: hash table | sketch | entry | free | entry | entry | ...    | tail |
+ * +------+---------------------------------------------------------------------+------+
+ *   sentinels: allocated one-unit blocks, so coalescing never runs off either end
+ *
+ * every block starts with a block word (int, little end of its first unit)
+ *   bits 0..29  size in units (header included)
+ *   bit  30     FREE       this block is free
+ *   bit  31     PREV_FREE  the block just before is free (its size is in its footer)
+ *
+ * entry block (HEADER_BYTES = 24, or 32 when the cache expires after both write and access)
+ *  byte 0          4          8          12         16         20         24         28..
+ *   +----------+----------+----------+----------+----------+----------+----------+------------------+
+ *   | block    | chainNext| meta     | queuePrev| queueNext| deadline | written  | key | value | pad |
+ *   | word     | (unit)   |          | (unit)   | (unit)   | (encoded)| deadline |     |       | 0..7|
+ *   +----------+----------+----------+----------+----------+----------+----------+------------------+
+ *                                                                       ^ only with both expiries
+ *   meta: bits 0..15 key length (bytes) | 16..23 hash tag | 24..26 pad bytes | 27..28 queue
+ *         | bit 29 FIXED_TTL (deadline set by put(key, value, ttl); access does not extend it)
+ *   value length = size * 8 - header - key length - pad
+ *
+ * free block (size >= 2 units; a free block of 1 unit is an orphan, in no list, until it coalesces)
+ *   +----------+----------+----------+------ ... ------+----------+
+ *   | block    | nextFree | prevFree |                 | footer:  |
+ *   | word     | (unit)   | (unit)   |                 | size     |
+ *   +----------+----------+----------+------ ... ------+----------+
+ *
+ * hash table block: block word, 4 bytes unused, then buckets: int unit offset of a chain's first entry
+ * sketch block:     block word, 4 bytes unused, then longs of 16 four-bit counters (64-byte groups)
+ * </pre>
+ */
+final class RegionLayout {
+    /** Bytes per unit; all offsets and block sizes are in units. */
+    static final int UNIT = 8;
+    static final int UNIT_SHIFT = 3;
+
+    static final int SIZE_MASK = (1 << 30) - 1;
+    static final int FREE = 1 << 30;
+    static final int PREV_FREE = 1 << 31;
+
+    // entry fields, byte offsets from the entry's start
+    static final long BLOCK_WORD = 0;
+    static final long CHAIN_NEXT = 4;
+    static final long META = 8;
+    static final long QUEUE_PREV = 12;
+    static final long QUEUE_NEXT = 16;
+    static final long DEADLINE = 20;
+    static final long WRITE_DEADLINE = 24;
+    /** Header of an entry without a second deadline. */
+    static final int HEADER_BYTES = 24;
+    /** Header of an entry with both write and access deadlines. */
+    static final int HEADER_BYTES_TWO_DEADLINES = 32;
+
+    // free block fields
+    static final long NEXT_FREE = 4;
+    static final long PREV_FREE_LINK = 8;
+
+    // meta
+    static final int MAX_KEY_BYTES = 0xFFFF;
+    static final int TAG_SHIFT = 16;
+    static final int PAD_SHIFT = 24;
+    static final int QUEUE_SHIFT = 27;
+    static final int FIXED_TTL = 1 << 29;
+
+    /** Queues an entry can be in. */
+    static final int WINDOW = 0;
+    static final int PROBATION = 1;
+    static final int PROTECTED = 2;
+
+    /** Table and sketch data start one unit into their block. */
+    static final long TABLE_DATA = UNIT;
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+
+    private RegionLayout() {
+    }
+
+    static long address(int unit) {
+        return (long) unit << UNIT_SHIFT;
+    }
+
+    static int units(long bytes) {
+        return (int) ((bytes + UNIT - 1) >>> UNIT_SHIFT);
+    }
+
+    static int getInt(MemorySegment region, long byteOffset) {
+        return region.get(INT, byteOffset);
+    }
+
+    static void setInt(MemorySegment region, long byteOffset, int value) {
+        region.set(INT, byteOffset, value);
+    }
+
+    static int meta(int keyLength, int tag, int pad, int queue, boolean fixedTtl) {
+        return keyLength | (tag << TAG_SHIFT) | (pad << PAD_SHIFT) | (queue << QUEUE_SHIFT) | (fixedTtl ? FIXED_TTL : 0);
+    }
+
+    static int keyLength(int meta) {
+        return meta & MAX_KEY_BYTES;
+    }
+
+    static int tag(int meta) {
+        return (meta >>> TAG_SHIFT) & 0xFF;
+    }
+
+    static int pad(int meta) {
+        return (meta >>> PAD_SHIFT) & 7;
+    }
+
+    static int queue(int meta) {
+        return (meta >>> QUEUE_SHIFT) & 3;
+    }
+
+    static int withQueue(int meta, int queue) {
+        return (meta & ~(3 << QUEUE_SHIFT)) | (queue << QUEUE_SHIFT);
+    }
+
+    static boolean fixedTtl(int meta) {
+        return (meta & FIXED_TTL) != 0;
+    }
+
+    /** The 8-bit tag an entry keeps of its key's hash, to skip most key comparisons. */
+    static int tagOf(long hash) {
+        return (int) (hash >>> 40) & 0xFF;
+    }
+}

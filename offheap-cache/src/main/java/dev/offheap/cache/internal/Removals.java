@@ -1,0 +1,33 @@
+package dev.offheap.cache.internal;
+
+import dev.offheap.cache.RemovalCause;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one operation removed, collected under a shard's lock and told to the removal listener after the
+ * lock is released. Also carries the operation's clock reading, so eviction can tell expired victims.
+ */
+final class Removals {
+    final boolean wanted;
+    final long nowMillis;
+    private List<Object[]> removed;
+
+    Removals(boolean wanted, long nowMillis) {
+        this.wanted = wanted;
+        this.nowMillis = nowMillis;
+    }
+
+    void add(byte[] key, byte[] value, RemovalCause cause) {
+        if (removed == null) {
+            removed = new ArrayList<>(2);
+        }
+        removed.add(new Object[]{key, value, cause});
+    }
+
+    /** @return key bytes, value bytes and cause of each removal, in order */
+    List<Object[]> removed() {
+        return removed == null ? List.of() : removed;
+    }
+}

@@ -1,0 +1,819 @@
+package dev.offheap.cache.internal;
+
+import dev.offheap.cache.RemovalCause;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.StampedLock;
+
+import static dev.offheap.cache.internal.RegionLayout.CHAIN_NEXT;
+import static dev.offheap.cache.internal.RegionLayout.DEADLINE;
+import static dev.offheap.cache.internal.RegionLayout.META;
+import static dev.offheap.cache.internal.RegionLayout.PROBATION;
+import static dev.offheap.cache.internal.RegionLayout.PROTECTED;
+import static dev.offheap.cache.internal.RegionLayout.QUEUE_NEXT;
+import static dev.offheap.cache.internal.RegionLayout.QUEUE_PREV;
+import static dev.offheap.cache.internal.RegionLayout.SIZE_MASK;
+import static dev.offheap.cache.internal.RegionLayout.TABLE_DATA;
+import static dev.offheap.cache.internal.RegionLayout.WINDOW;
+import static dev.offheap.cache.internal.RegionLayout.WRITE_DEADLINE;
+import static dev.offheap.cache.internal.RegionLayout.address;
+import static dev.offheap.cache.internal.RegionLayout.getInt;
+import static dev.offheap.cache.internal.RegionLayout.keyLength;
+import static dev.offheap.cache.internal.RegionLayout.setInt;
+import static dev.offheap.cache.internal.RegionLayout.units;
+
+/**
+ * One independent part of the cache: a region of native memory holding a hash table, a frequency sketch
+ * and entries (see {@link RegionLayout}), guarded by one {@link StampedLock}.
+ *
+ * <h2>Reads</h2>
+ * A lookup first runs as an optimistic read: it reads the table and the entry's bytes without any lock,
+ * copies the value to the heap, then validates the lock's stamp. Every read goes through the region's
+ * {@link MemorySegment}, so a lookup racing a writer that frees or reuses the bytes it reads gets garbage
+ * or an {@link IndexOutOfBoundsException}, never a crash; lengths are checked before they size an array,
+ * and chain walks are bounded, so garbage cannot loop or exhaust the heap. A failed validation retries
+ * under the read lock, which readers share. Reads do not reorder queues themselves: they record the entry
+ * in a lossy, striped read buffer, and whoever holds the write lock next replays those records (updating
+ * the frequency sketch and the queues) after checking that each recorded entry is still in its chain.
+ *
+ * <h2>Eviction</h2>
+ * W-TinyLFU as Caffeine does it, weighted by bytes: new entries enter a window LRU (1% of the entry
+ * bytes); entries leaving the window become candidates at the tail of the probation queue; when room is
+ * needed the candidate's estimated frequency is compared with the probation head's and the less frequent
+ * one leaves. An entry read while in probation moves to the protected queue (80% of the main space), whose
+ * overflow goes back to probation. With {@link dev.offheap.cache.EvictionPolicy#LRU} all entries stay in
+ * the window queue, which then has no limit. Eviction goes on until the block allocator can place the new
+ * entry, so fragmentation is paid with evictions, never with memory beyond the region.
+ *
+ * <p>Every method whose name ends in {@code Locked} needs the write lock.
+ */
+final class Shard {
+    /** Heap bytes of a shard besides its allocator: the object, the read buffer, queue arrays. */
+    static final int HEAP_BYTES = 256 + BlockAllocator.HEAP_BYTES + ReadBuffer.BYTES;
+    static final int INITIAL_BUCKETS = 64;
+    static final int INITIAL_SKETCH_LONGS = 8;
+    private static final int MAX_BUCKETS = 1 << 28;
+    private static final int MAX_SKETCH_LONGS = 1 << 26;
+    /** An optimistic chain walk longer than this means the chain changed under it. */
+    private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
+    /** Returned by an optimistic read that saw inconsistent bytes. */
+    static final byte[] RETRY = new byte[0];
+
+    final StampedLock lock = new StampedLock();
+    private final MemorySegment region;
+    private final BlockAllocator allocator;
+    private final FrequencySketch sketch;
+    private final boolean tinyLfu;
+    private final int headerBytes;
+    private final boolean twoDeadlines;
+    private final long maxEntryBytes;
+    private final StatsCounter stats;
+    private final ReadBuffer readBuffer = new ReadBuffer();
+
+    private int tableBlock;
+    private int tableMask;
+    private int sketchBlock;
+    private long count;
+    private long entryBytes;
+    private final int[] queueHead = new int[3];
+    private final int[] queueTail = new int[3];
+    private final long[] queueBytes = new long[3];
+    /** The probation entry to compare with the next victim; entries after it came from the window later. */
+    private int candidate;
+    /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
+    private Thread writer;
+
+    Shard(MemorySegment region, boolean tinyLfu, int headerBytes, long maxEntryBytes, StatsCounter stats) {
+        this.region = region;
+        this.allocator = new BlockAllocator(region);
+        this.tinyLfu = tinyLfu;
+        this.headerBytes = headerBytes;
+        this.twoDeadlines = headerBytes == RegionLayout.HEADER_BYTES_TWO_DEADLINES;
+        this.maxEntryBytes = maxEntryBytes;
+        this.stats = stats;
+        this.sketch = tinyLfu ? new FrequencySketch(region) : null;
+        initTables();
+    }
+
+    /** @return the fixed bytes a fresh shard's tables take in its region */
+    static long initialTableBytes() {
+        return 2L * RegionLayout.UNIT
+                + RegionLayout.UNIT + (long) INITIAL_BUCKETS * Integer.BYTES
+                + RegionLayout.UNIT + FrequencySketch.bytesFor(INITIAL_SKETCH_LONGS);
+    }
+
+    private void initTables() {
+        tableBlock = allocator.allocate(1 + units((long) INITIAL_BUCKETS * Integer.BYTES));
+        tableMask = INITIAL_BUCKETS - 1;
+        region.asSlice(address(tableBlock) + TABLE_DATA, (long) INITIAL_BUCKETS * Integer.BYTES).fill((byte) 0);
+        if (tinyLfu) {
+            sketchBlock = allocator.allocate(1 + units(FrequencySketch.bytesFor(INITIAL_SKETCH_LONGS)));
+            sketch.attach(address(sketchBlock) + TABLE_DATA, INITIAL_SKETCH_LONGS);
+        }
+        if (tableBlock == 0 || (tinyLfu && sketchBlock == 0)) {
+            throw new IllegalStateException("region of " + region.byteSize() + " bytes too small for the tables");
+        }
+    }
+
+    // ------------------------------------------------------------------ locking
+
+    long lockWrite() {
+        if (writer == Thread.currentThread()) {
+            throw new IllegalStateException(
+                    "the cache was used from inside compute's function or a serializer running under its lock");
+        }
+        long stamp = lock.writeLock();
+        writer = Thread.currentThread();
+        return stamp;
+    }
+
+    void unlockWrite(long stamp) {
+        writer = null;
+        lock.unlockWrite(stamp);
+    }
+
+    boolean holdsWriteLock() {
+        return writer == Thread.currentThread();
+    }
+
+    long lockRead() {
+        if (writer == Thread.currentThread()) {
+            throw new IllegalStateException(
+                    "the cache was used from inside compute's function or a serializer running under its lock");
+        }
+        return lock.readLock();
+    }
+
+    // ------------------------------------------------------------------ lookups
+
+    private long bucketAddress(long hash) {
+        return address(tableBlock) + TABLE_DATA + ((hash & tableMask) << 2);
+    }
+
+    /**
+     * @param optimistic whether this runs without a lock (the walk is bounded then)
+     * @return the entry's unit, 0 if absent, -1 if an optimistic walk saw an inconsistent chain
+     */
+    int find(long hash, MemorySegment key, int keyLength) {
+        return find(hash, key, keyLength, false);
+    }
+
+    private int find(long hash, MemorySegment key, int keyLength, boolean optimistic) {
+        int tag = RegionLayout.tagOf(hash);
+        int entry = getInt(region, bucketAddress(hash));
+        int steps = 0;
+        while (entry != 0) {
+            long at = address(entry);
+            int meta = getInt(region, at + META);
+            if (keyLength(meta) == keyLength && RegionLayout.tag(meta) == tag
+                    && MemorySegment.mismatch(region, at + headerBytes, at + headerBytes + keyLength,
+                    key, 0, keyLength) < 0) {
+                return entry;
+            }
+            entry = getInt(region, at + CHAIN_NEXT);
+            if (optimistic && ++steps > OPTIMISTIC_CHAIN_LIMIT) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+
+    private long valueOffset(int entry, int meta) {
+        return address(entry) + headerBytes + keyLength(meta);
+    }
+
+    private long valueLength(int entry, int meta) {
+        int size = getInt(region, address(entry)) & SIZE_MASK;
+        return ((long) size << RegionLayout.UNIT_SHIFT) - headerBytes - keyLength(meta) - RegionLayout.pad(meta);
+    }
+
+    boolean expired(int entry, long nowMillis) {
+        long at = address(entry);
+        if (Deadlines.passed(getInt(region, at + DEADLINE), nowMillis)) {
+            return true;
+        }
+        return twoDeadlines && Deadlines.passed(getInt(region, at + WRITE_DEADLINE), nowMillis);
+    }
+
+    /**
+     * Copies a value out without taking a lock if it can; falls back to the read lock.
+     *
+     * @param nowMillis the time for expiry checks; {@link Long#MIN_VALUE} when nothing expires
+     * @param refreshDeadlineMillis if not 0, the access deadline to give a live entry (needs the read lock)
+     * @return a copy of the value, or null if absent or expired
+     */
+    byte[] getCopy(long hash, MemorySegment key, int keyLength, long nowMillis, long refreshDeadlineMillis) {
+        if (refreshDeadlineMillis == 0) {
+            long stamp = lock.tryOptimisticRead();
+            if (stamp != 0) {
+                byte[] value;
+                int entry;
+                try {
+                    entry = find(hash, key, keyLength, true);
+                    value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis);
+                } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+                    entry = -1;
+                    value = RETRY;
+                }
+                if (value != RETRY && lock.validate(stamp)) {
+                    if (value != null) {
+                        readBuffer.record(entry, hash, this);
+                    }
+                    return value;
+                }
+            }
+        }
+        long stamp = lockRead();
+        try {
+            int entry = find(hash, key, keyLength, false);
+            if (entry == 0 || expired(entry, nowMillis)) {
+                return null;
+            }
+            if (refreshDeadlineMillis != 0) {
+                refreshAccessDeadline(entry, refreshDeadlineMillis);
+            }
+            int meta = getInt(region, address(entry) + META);
+            byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
+            readBuffer.record(entry, hash, this);
+            return value;
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** Under the read or write lock: a reader racing this writes the same value or a later one. */
+    private void refreshAccessDeadline(int entry, long deadlineMillis) {
+        long at = address(entry);
+        if (!RegionLayout.fixedTtl(getInt(region, at + META))) {
+            setInt(region, at + DEADLINE, Deadlines.encode(deadlineMillis));
+        }
+    }
+
+    private byte[] copyChecked(int entry, long nowMillis) {
+        int meta = getInt(region, address(entry) + META);
+        long length = valueLength(entry, meta);
+        if (length < 0 || length > maxEntryBytes) {
+            return RETRY;
+        }
+        if (expired(entry, nowMillis)) {
+            return null;
+        }
+        return copy(valueOffset(entry, meta), length);
+    }
+
+    private byte[] copy(long offset, long length) {
+        byte[] bytes = new byte[(int) length];
+        MemorySegment.copy(region, ValueLayout.JAVA_BYTE, offset, bytes, 0, (int) length);
+        return bytes;
+    }
+
+    /**
+     * Checks for a live entry without a lock if it can.
+     *
+     * @return whether an unexpired entry of the key is present
+     */
+    boolean contains(long hash, MemorySegment key, int keyLength, long nowMillis) {
+        long stamp = lock.tryOptimisticRead();
+        if (stamp != 0) {
+            try {
+                int entry = find(hash, key, keyLength, true);
+                boolean live = entry > 0 && !expired(entry, nowMillis);
+                if (entry >= 0 && lock.validate(stamp)) {
+                    return live;
+                }
+            } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+                // torn read: retry under the lock
+            }
+        }
+        stamp = lockRead();
+        try {
+            int entry = find(hash, key, keyLength, false);
+            return entry != 0 && !expired(entry, nowMillis);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /**
+     * Under the read lock: the live entry of the key, its value as a read-only slice of the region.
+     *
+     * @return the slice, or null if absent or expired
+     */
+    MemorySegment valueSliceLocked(long hash, MemorySegment key, int keyLength, long nowMillis,
+                                   long refreshDeadlineMillis) {
+        int entry = find(hash, key, keyLength, false);
+        if (entry == 0 || expired(entry, nowMillis)) {
+            return null;
+        }
+        if (refreshDeadlineMillis != 0) {
+            refreshAccessDeadline(entry, refreshDeadlineMillis);
+        }
+        readBuffer.record(entry, hash, this);
+        int meta = getInt(region, address(entry) + META);
+        return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
+    }
+
+    /** @return the live entry of the key, 0 if none; an expired one is removed on the way */
+    int findLiveLocked(long hash, MemorySegment key, int keyLength, long nowMillis, Removals removals) {
+        int entry = find(hash, key, keyLength, false);
+        if (entry != 0 && expired(entry, nowMillis)) {
+            removeLocked(entry, RemovalCause.EXPIRED, removals);
+            return 0;
+        }
+        return entry;
+    }
+
+    byte[] valueCopyLocked(int entry) {
+        int meta = getInt(region, address(entry) + META);
+        return copy(valueOffset(entry, meta), valueLength(entry, meta));
+    }
+
+    byte[] keyCopyLocked(int entry) {
+        int meta = getInt(region, address(entry) + META);
+        return copy(address(entry) + headerBytes, keyLength(meta));
+    }
+
+    boolean valueEqualsLocked(int entry, byte[] expected) {
+        int meta = getInt(region, address(entry) + META);
+        long length = valueLength(entry, meta);
+        if (length != expected.length) {
+            return false;
+        }
+        long offset = valueOffset(entry, meta);
+        return MemorySegment.mismatch(region, offset, offset + length, MemorySegment.ofArray(expected), 0, length) < 0;
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /**
+     * Stores a new entry; the key must be absent (the caller removed any old entry).
+     *
+     * @param deadline       encoded deadline (0: never)
+     * @param writeDeadline  encoded write deadline when the cache has two
+     * @return whether it was stored: false only if the entry cannot fit even in an empty shard
+     */
+    boolean insertLocked(long hash, byte[] key, MemorySegment value, int deadline, int writeDeadline,
+                         boolean fixedTtl, Removals removals) {
+        long raw = (long) headerBytes + key.length + value.byteSize();
+        int units = units(raw);
+        int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
+        int entry = makeRoomLocked(units, removals);
+        if (entry == 0) {
+            return false;
+        }
+        long at = address(entry);
+        long bucket = bucketAddress(hash);
+        setInt(region, at + CHAIN_NEXT, getInt(region, bucket));
+        setInt(region, at + META, RegionLayout.meta(key.length, RegionLayout.tagOf(hash), pad, WINDOW, fixedTtl));
+        setInt(region, at + DEADLINE, deadline);
+        if (twoDeadlines) {
+            setInt(region, at + WRITE_DEADLINE, writeDeadline);
+        }
+        MemorySegment.copy(key, 0, region, ValueLayout.JAVA_BYTE, at + headerBytes, key.length);
+        MemorySegment.copy(value, 0, region, at + headerBytes + key.length, value.byteSize());
+        setInt(region, bucket, entry);
+        linkLast(WINDOW, entry);
+        count++;
+        entryBytes += (long) units << RegionLayout.UNIT_SHIFT;
+        if (tinyLfu) {
+            sketch.increment((int) hash);
+            evictFromWindowLocked();
+        }
+        maybeGrowLocked();
+        return true;
+    }
+
+    private long maxEntryWeight() {
+        long units = allocator.totalUnits() - 2L - allocator.sizeOf(tableBlock)
+                - (tinyLfu ? allocator.sizeOf(sketchBlock) : 0);
+        return units << RegionLayout.UNIT_SHIFT;
+    }
+
+    /** @return an allocated block of {@code units}, after evicting what the policy and the allocator need */
+    private int makeRoomLocked(int units, Removals removals) {
+        long need = (long) units << RegionLayout.UNIT_SHIFT;
+        while (count > 0 && entryBytes + need > maxEntryWeight()) {
+            evictOneLocked(removals);
+        }
+        int block;
+        while ((block = allocator.allocate(units)) == 0) {
+            if (count > 0) {
+                evictOneLocked(removals);
+            } else if (!shrinkTablesLocked()) {
+                return 0;
+            }
+        }
+        return block;
+    }
+
+    private void evictOneLocked(Removals removals) {
+        int victim = tinyLfu ? tinyLfuVictim() : queueHead[WINDOW];
+        if (victim == 0) {
+            throw new IllegalStateException("no entry to evict in a shard of " + count + " entries");
+        }
+        long nowMillis = removals.nowMillis;
+        removeLocked(victim, nowMillis != Long.MIN_VALUE && expired(victim, nowMillis)
+                ? RemovalCause.EXPIRED : RemovalCause.SIZE, removals);
+    }
+
+    private int tinyLfuVictim() {
+        int victim = queueHead[PROBATION];
+        if (victim == 0) {
+            victim = queueHead[PROTECTED] != 0 ? queueHead[PROTECTED] : queueHead[WINDOW];
+            return victim;
+        }
+        int challenger = candidate;
+        if (challenger == 0 || challenger == victim) {
+            return victim;
+        }
+        int challengerFrequency = sketch.frequency((int) entryHash(challenger));
+        int victimFrequency = sketch.frequency((int) entryHash(victim));
+        if (challengerFrequency > victimFrequency
+                || (challengerFrequency >= 6 && (ThreadLocalRandom.current().nextInt() & 127) == 0)) {
+            candidate = getInt(region, address(challenger) + QUEUE_NEXT);
+            return victim;
+        }
+        return challenger;
+    }
+
+    private void evictFromWindowLocked() {
+        long windowMax = maxEntryWeight() / 100;
+        while (queueBytes[WINDOW] > windowMax) {
+            int entry = queueHead[WINDOW];
+            unlink(entry);
+            linkLast(PROBATION, entry);
+            if (candidate == 0) {
+                candidate = entry;
+            }
+        }
+    }
+
+    private long entryHash(int entry) {
+        int meta = getInt(region, address(entry) + META);
+        return Hashing.hash(region, address(entry) + headerBytes, keyLength(meta));
+    }
+
+    /** Removes an entry from its chain and queue and frees it, telling stats and the listener. */
+    void removeLocked(int entry, RemovalCause cause, Removals removals) {
+        long at = address(entry);
+        int size = allocator.sizeOf(entry);
+        if (removals.wanted) {
+            removals.add(keyCopyLocked(entry), valueCopyLocked(entry), cause);
+        }
+        long bucket = bucketAddress(entryHash(entry));
+        int next = getInt(region, at + CHAIN_NEXT);
+        int current = getInt(region, bucket);
+        if (current == entry) {
+            setInt(region, bucket, next);
+        } else {
+            while (current != 0) {
+                int following = getInt(region, address(current) + CHAIN_NEXT);
+                if (following == entry) {
+                    setInt(region, address(current) + CHAIN_NEXT, next);
+                    break;
+                }
+                current = following;
+            }
+            if (current == 0) {
+                throw new IllegalStateException("entry at unit " + entry + " is not in its chain");
+            }
+        }
+        unlink(entry);
+        count--;
+        long bytes = (long) size << RegionLayout.UNIT_SHIFT;
+        entryBytes -= bytes;
+        if (cause == RemovalCause.SIZE) {
+            stats.evicted(bytes);
+        } else if (cause == RemovalCause.EXPIRED) {
+            stats.expired();
+        }
+        allocator.free(entry);
+    }
+
+    /** Removes every entry. */
+    void clearLocked(Removals removals) {
+        readBuffer.clear();
+        if (!removals.wanted) {
+            allocator.reset();
+            java.util.Arrays.fill(queueHead, 0);
+            java.util.Arrays.fill(queueTail, 0);
+            java.util.Arrays.fill(queueBytes, 0);
+            candidate = 0;
+            count = 0;
+            entryBytes = 0;
+            initTables();
+            return;
+        }
+        for (int queue = 0; queue < 3; queue++) {
+            while (queueHead[queue] != 0) {
+                removeLocked(queueHead[queue], RemovalCause.EXPLICIT, removals);
+            }
+        }
+    }
+
+    /** Removes expired entries found at the heads of the queues. */
+    void expireLocked(long nowMillis, Removals removals) {
+        for (int queue = 0; queue < 3; queue++) {
+            for (int i = 0; i < 16; i++) {
+                int head = queueHead[queue];
+                if (head == 0 || !expired(head, nowMillis)) {
+                    break;
+                }
+                removeLocked(head, RemovalCause.EXPIRED, removals);
+            }
+        }
+    }
+
+    private boolean shrinkTablesLocked() {
+        boolean shrunk = false;
+        if (tableMask + 1 > INITIAL_BUCKETS) {
+            allocator.free(tableBlock);
+            tableBlock = allocator.allocate(1 + units((long) INITIAL_BUCKETS * Integer.BYTES));
+            tableMask = INITIAL_BUCKETS - 1;
+            region.asSlice(address(tableBlock) + TABLE_DATA, (long) INITIAL_BUCKETS * Integer.BYTES).fill((byte) 0);
+            shrunk = true;
+        }
+        if (tinyLfu && sketch.counterLongs() > INITIAL_SKETCH_LONGS) {
+            allocator.free(sketchBlock);
+            sketchBlock = allocator.allocate(1 + units(FrequencySketch.bytesFor(INITIAL_SKETCH_LONGS)));
+            sketch.attach(address(sketchBlock) + TABLE_DATA, INITIAL_SKETCH_LONGS);
+            shrunk = true;
+        }
+        return shrunk;
+    }
+
+    /** Grows the table and the sketch with the entry count, when free memory allows without evicting. */
+    private void maybeGrowLocked() {
+        int buckets = tableMask + 1;
+        if (count > 2L * buckets && buckets < MAX_BUCKETS) {
+            int newBuckets = buckets * 2;
+            int block = allocator.allocate(1 + units((long) newBuckets * Integer.BYTES));
+            if (block != 0) {
+                long data = address(block) + TABLE_DATA;
+                region.asSlice(data, (long) newBuckets * Integer.BYTES).fill((byte) 0);
+                int newMask = newBuckets - 1;
+                long oldData = address(tableBlock) + TABLE_DATA;
+                for (int b = 0; b < buckets; b++) {
+                    int entry = getInt(region, oldData + ((long) b << 2));
+                    while (entry != 0) {
+                        int next = getInt(region, address(entry) + CHAIN_NEXT);
+                        long slot = data + ((entryHash(entry) & newMask) << 2);
+                        setInt(region, address(entry) + CHAIN_NEXT, getInt(region, slot));
+                        setInt(region, slot, entry);
+                        entry = next;
+                    }
+                }
+                allocator.free(tableBlock);
+                tableBlock = block;
+                tableMask = newMask;
+            }
+        }
+        if (tinyLfu && count > sketch.counterLongs() && sketch.counterLongs() < MAX_SKETCH_LONGS) {
+            int longs = Integer.highestOneBit((int) Math.min(count, MAX_SKETCH_LONGS) - 1) << 1;
+            int block = allocator.allocate(1 + units(FrequencySketch.bytesFor(longs)));
+            if (block != 0) {
+                allocator.free(sketchBlock);
+                sketchBlock = block;
+                sketch.attach(address(block) + TABLE_DATA, longs);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ queues
+
+    private void linkLast(int queue, int entry) {
+        long at = address(entry);
+        setInt(region, at + META, RegionLayout.withQueue(getInt(region, at + META), queue));
+        int tail = queueTail[queue];
+        setInt(region, at + QUEUE_PREV, tail);
+        setInt(region, at + QUEUE_NEXT, 0);
+        if (tail == 0) {
+            queueHead[queue] = entry;
+        } else {
+            setInt(region, address(tail) + QUEUE_NEXT, entry);
+        }
+        queueTail[queue] = entry;
+        queueBytes[queue] += (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
+    }
+
+    private void unlink(int entry) {
+        long at = address(entry);
+        int queue = RegionLayout.queue(getInt(region, at + META));
+        int previous = getInt(region, at + QUEUE_PREV);
+        int next = getInt(region, at + QUEUE_NEXT);
+        if (entry == candidate) {
+            candidate = next;
+        }
+        if (previous == 0) {
+            queueHead[queue] = next;
+        } else {
+            setInt(region, address(previous) + QUEUE_NEXT, next);
+        }
+        if (next == 0) {
+            queueTail[queue] = previous;
+        } else {
+            setInt(region, address(next) + QUEUE_PREV, previous);
+        }
+        queueBytes[queue] -= (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
+    }
+
+    /** Replays a recorded read, if the recorded entry is still in the chain of its hash. */
+    void onReadLocked(int entry, int hash) {
+        if (entry <= 0 || entry >= allocator.totalUnits() - 1) {
+            return;
+        }
+        int current = getInt(region, address(tableBlock) + TABLE_DATA + ((long) (hash & tableMask) << 2));
+        while (current != 0 && current != entry) {
+            current = getInt(region, address(current) + CHAIN_NEXT);
+        }
+        if (current == 0) {
+            return;
+        }
+        int queue = RegionLayout.queue(getInt(region, address(entry) + META));
+        if (!tinyLfu) {
+            unlink(entry);
+            linkLast(WINDOW, entry);
+            return;
+        }
+        sketch.increment(hash);
+        unlink(entry);
+        if (queue == PROBATION) {
+            linkLast(PROTECTED, entry);
+            long protectedMax = (maxEntryWeight() - maxEntryWeight() / 100) * 4 / 5;
+            while (queueBytes[PROTECTED] > protectedMax) {
+                int demoted = queueHead[PROTECTED];
+                unlink(demoted);
+                linkLast(PROBATION, demoted);
+            }
+        } else {
+            linkLast(queue, entry);
+        }
+    }
+
+    void drainReadsLocked() {
+        readBuffer.drain(this);
+    }
+
+    /** Called by a reader whose buffer stripe is full: drains if the write lock is free at once. */
+    void tryDrainReads() {
+        long stamp = lock.tryWriteLock();
+        if (stamp != 0) {
+            try {
+                readBuffer.drain(this);
+            } finally {
+                lock.unlockWrite(stamp);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ inspection
+
+    /** @return {count, entry bytes, used bytes of the region}, read consistently */
+    long[] sizes() {
+        long stamp = lock.tryOptimisticRead();
+        long c = count;
+        long b = entryBytes;
+        long u = allocator.usedUnits() << RegionLayout.UNIT_SHIFT;
+        if (stamp != 0 && lock.validate(stamp)) {
+            return new long[]{c, b, u};
+        }
+        stamp = lockRead();
+        try {
+            return new long[]{count, entryBytes, allocator.usedUnits() << RegionLayout.UNIT_SHIFT};
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** @return copies of the keys of the live entries, under the read lock */
+    List<byte[]> keySnapshot(long nowMillis) {
+        long stamp = lockRead();
+        try {
+            List<byte[]> keys = new ArrayList<>((int) Math.min(count, 1 << 20));
+            long data = address(tableBlock) + TABLE_DATA;
+            for (int b = 0; b <= tableMask; b++) {
+                for (int entry = getInt(region, data + ((long) b << 2)); entry != 0;
+                     entry = getInt(region, address(entry) + CHAIN_NEXT)) {
+                    if (!expired(entry, nowMillis)) {
+                        keys.add(keyCopyLocked(entry));
+                    }
+                }
+            }
+            return keys;
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    long regionBytes() {
+        return region.byteSize();
+    }
+
+    /** Checks every structure of the shard against the others; for tests. Takes the write lock. */
+    void verify() {
+        long stamp = lockWrite();
+        try {
+            allocator.verify();
+            long chained = 0;
+            long bytes = 0;
+            long data = address(tableBlock) + TABLE_DATA;
+            for (int b = 0; b <= tableMask; b++) {
+                for (int entry = getInt(region, data + ((long) b << 2)); entry != 0;
+                     entry = getInt(region, address(entry) + CHAIN_NEXT)) {
+                    if ((entryHash(entry) & tableMask) != b) {
+                        throw new IllegalStateException("entry at unit " + entry + " in the wrong bucket " + b);
+                    }
+                    chained++;
+                    bytes += (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
+                }
+            }
+            long queued = 0;
+            for (int queue = 0; queue < 3; queue++) {
+                long queueSum = 0;
+                int previous = 0;
+                for (int entry = queueHead[queue]; entry != 0; entry = getInt(region, address(entry) + QUEUE_NEXT)) {
+                    if (getInt(region, address(entry) + QUEUE_PREV) != previous
+                            || RegionLayout.queue(getInt(region, address(entry) + META)) != queue) {
+                        throw new IllegalStateException("queue " + queue + " broken at unit " + entry);
+                    }
+                    queued++;
+                    queueSum += (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
+                    previous = entry;
+                }
+                if (previous != queueTail[queue] || queueSum != queueBytes[queue]) {
+                    throw new IllegalStateException("queue " + queue + " tail or byte count wrong");
+                }
+            }
+            if (chained != count || queued != count || bytes != entryBytes) {
+                throw new IllegalStateException("shard counts " + count + " entries of " + entryBytes
+                        + " bytes; chains hold " + chained + " of " + bytes + ", queues " + queued);
+            }
+            long tables = (long) (allocator.sizeOf(tableBlock) + (tinyLfu ? allocator.sizeOf(sketchBlock) : 0))
+                    << RegionLayout.UNIT_SHIFT;
+            long used = allocator.usedUnits() << RegionLayout.UNIT_SHIFT;
+            if (used != entryBytes + tables + 2L * RegionLayout.UNIT) {
+                throw new IllegalStateException("allocator uses " + used + " bytes; entries " + entryBytes
+                        + " + tables " + tables + " + sentinels 16");
+            }
+        } finally {
+            unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Reads recorded by readers, replayed by the next holder of the write lock: per stripe a ring of 16
+     * slots, each {@code hash << 32 | entry}. Lossy on purpose: records are dropped when a stripe is full
+     * and the lock is busy, and racing recorders may overwrite each other; the replay validates each record,
+     * so a lost or garbled one costs only a little precision of the eviction order.
+     */
+    static final class ReadBuffer {
+        private static final int STRIPES = 4;
+        private static final int SLOTS = 16;
+        /** Longs per stripe: tail, head, padding, then the slots, so stripes do not share cache lines. */
+        private static final int STRIDE = 32;
+        static final int BYTES = STRIPES * STRIDE * Long.BYTES + 16;
+        private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+        private final long[] ring = new long[STRIPES * STRIDE];
+
+        void record(int entry, long hash, Shard shard) {
+            int base = (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
+            long tail = (long) LONGS.getOpaque(ring, base);
+            long head = (long) LONGS.getOpaque(ring, base + 1);
+            if (tail - head >= SLOTS) {
+                shard.tryDrainReads();
+                return;
+            }
+            LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), (hash << 32) | (entry & 0xFFFFFFFFL));
+            LONGS.setRelease(ring, base, tail + 1);
+        }
+
+        void drain(Shard shard) {
+            for (int stripe = 0; stripe < STRIPES; stripe++) {
+                int base = stripe * STRIDE;
+                long tail = (long) LONGS.getAcquire(ring, base);
+                long head = (long) LONGS.getOpaque(ring, base + 1);
+                if (tail - head > SLOTS) {
+                    head = tail - SLOTS;
+                }
+                for (; head < tail; head++) {
+                    long record = (long) LONGS.getOpaque(ring, base + 8 + (int) (head & (SLOTS - 1)));
+                    shard.onReadLocked((int) record, (int) (record >>> 32));
+                }
+                LONGS.setOpaque(ring, base + 1, tail);
+            }
+        }
+
+        void clear() {
+            for (int stripe = 0; stripe < STRIPES; stripe++) {
+                int base = stripe * STRIDE;
+                LONGS.setOpaque(ring, base + 1, (long) LONGS.getAcquire(ring, base));
+            }
+        }
+    }
+}

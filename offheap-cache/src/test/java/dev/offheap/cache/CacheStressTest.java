@@ -1,0 +1,177 @@
+package dev.offheap.cache;
+
+import dev.offheap.cache.internal.OffHeapCacheImpl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Many threads, mixed operations, then a check of contents, structures and byte accounting. */
+class CacheStressTest {
+    private static final int THREADS = 6;
+
+    @ParameterizedTest(name = "{0} capacity={1}")
+    @CsvSource({"W_TINY_LFU, 67108864", "LRU, 67108864", "W_TINY_LFU, 262144", "LRU, 262144"})
+    void mixedOperationsKeepEveryThreadsLastWrite(EvictionPolicy policy, long capacity) throws Exception {
+        boolean roomy = capacity > 1 << 24;
+        try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(capacity).evictionPolicy(policy).concurrencyLevel(4).build()) {
+            List<Map<String, String>> expected = new ArrayList<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                Map<String, String> mine = new HashMap<>();
+                expected.add(mine);
+                int id = t;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        run(cache, id, mine, roomy);
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            start.countDown();
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(failure.get()).isNull();
+            ((OffHeapCacheImpl<?, ?>) cache).verify();
+            long bytes = 0;
+            int header = ((OffHeapCacheImpl<?, ?>) cache).headerBytes();
+            Map<String, String> contents = new HashMap<>();
+            for (Iterator<Map.Entry<String, String>> it = cache.entries(); it.hasNext(); ) {
+                Map.Entry<String, String> entry = it.next();
+                contents.put(entry.getKey(), entry.getValue());
+                bytes += (header + entry.getKey().length() + entry.getValue().length() + 7) & ~7;
+            }
+            assertThat(cache.weightedSize()).isEqualTo(bytes);
+            assertThat(cache.size()).isEqualTo(contents.size());
+            assertThat(((OffHeapCacheImpl<?, ?>) cache).usedBytes()).isLessThanOrEqualTo(capacity);
+            for (Map<String, String> mine : expected) {
+                for (Map.Entry<String, String> entry : mine.entrySet()) {
+                    String actual = contents.get(entry.getKey());
+                    if (roomy || actual != null) {
+                        assertThat(actual).as("key %s", entry.getKey()).isEqualTo(entry.getValue());
+                    }
+                }
+            }
+            if (roomy) {
+                long owned = expected.stream().mapToLong(Map::size).sum();
+                assertThat(contents.keySet().stream().filter(k -> k.startsWith("t")).count()).isEqualTo(owned);
+            }
+        }
+    }
+
+    /** Each thread owns keys "t<id>-<n>" (so their final values are known) and shares keys "s<n>". */
+    private static void run(OffHeapCache<String, String> cache, int id, Map<String, String> mine, boolean roomy) {
+        SplittableRandom random = new SplittableRandom(id * 7919L);
+        for (int i = 0; i < 40_000; i++) {
+            String own = "t" + id + "-" + random.nextInt(500);
+            String shared = "s" + random.nextInt(200);
+            String value = "v" + i + "x".repeat(random.nextInt(300));
+            switch (random.nextInt(10)) {
+                case 0, 1 -> {
+                    cache.put(own, value);
+                    mine.put(own, value);
+                }
+                case 2 -> {
+                    if (cache.remove(own) != null || mine.containsKey(own)) {
+                        mine.remove(own);
+                    }
+                }
+                case 3 -> {
+                    String result = cache.compute(own, (k, v) -> v == null ? value : v.substring(0, Math.min(v.length(), 5)) + id);
+                    mine.put(own, result);
+                }
+                case 4 -> cache.put(shared, value);
+                case 5 -> cache.compute(shared, (k, v) -> v == null ? "new" : null);
+                case 6 -> {
+                    String got = cache.getIfPresent(own);
+                    if (got != null) {
+                        assertThat(got).isEqualTo(mine.get(own));
+                    } else if (roomy) {
+                        assertThat(mine).doesNotContainKey(own);
+                    }
+                }
+                case 7 -> {
+                    Integer length = cache.read(own, segment -> (int) segment.byteSize());
+                    if (length != null) {
+                        assertThat(length).isEqualTo(mine.get(own).length());
+                    }
+                }
+                default -> {
+                    String got = cache.getIfPresent(shared);
+                    if (got != null) {
+                        assertThat(got).matches("new|v\\d+x*");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void closeWhileOtherThreadsUseTheCacheOnlyMakesThemThrow() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            OffHeapCache<Long, byte[]> cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
+                    .capacity(8 << 20).build();
+            for (long k = 0; k < 1000; k++) {
+                cache.put(k, new byte[100 + (int) k]);
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger operations = new AtomicInteger();
+            Map<Class<?>, Integer> unexpected = new ConcurrentHashMap<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                long seed = t + round * 10L;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    while (!stop.get()) {
+                        long key = random.nextLong(1000);
+                        try {
+                            switch (random.nextInt(4)) {
+                                case 0 -> cache.put(key, new byte[100 + (int) key]);
+                                case 1 -> cache.read(key, s -> s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, s.byteSize() - 1));
+                                case 2 -> cache.remove(key);
+                                default -> cache.getIfPresent(key);
+                            }
+                            operations.incrementAndGet();
+                        } catch (IllegalStateException e) {
+                            if (!e.getMessage().contains("closed")) {
+                                unexpected.merge(e.getClass(), 1, Integer::sum);
+                            }
+                        } catch (Throwable e) {
+                            unexpected.merge(e.getClass(), 1, Integer::sum);
+                        }
+                    }
+                }));
+            }
+            while (operations.get() < 2000) {
+                Thread.onSpinWait();
+            }
+            cache.close();
+            Thread.sleep(20);
+            stop.set(true);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(unexpected).isEmpty();
+            assertThat(cache.isClosed()).isTrue();
+        }
+    }
+}
