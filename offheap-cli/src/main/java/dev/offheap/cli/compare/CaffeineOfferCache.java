@@ -38,7 +38,7 @@ public final class CaffeineOfferCache implements OfferCache {
 
     @Override
     public String describe() {
-        return "Caffeine " + version(Caffeine.class) + ", maximumSize " + maxEntries;
+        return "Caffeine" + version(Caffeine.class) + ", maximumSize " + maxEntries;
     }
 
     @Override
@@ -48,6 +48,6 @@ public final class CaffeineOfferCache implements OfferCache {
 
     static String version(Class<?> c) {
         String v = c.getPackage().getImplementationVersion();
-        return v == null ? "" : v;
+        return v == null || v.isBlank() ? "" : " " + v;
     }
 }

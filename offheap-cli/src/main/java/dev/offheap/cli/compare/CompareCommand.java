@@ -71,9 +71,9 @@ public final class CompareCommand implements Command {
                   --max-entries LIST  cache bounds in entries, e.g. 5000,10000,15000
                   --variants LIST     which variants, in this order (default on-heap,off-heap,ohc)
                   --threads N         request threads (default 10)
-                  --requests N        measured requests, all threads together (default 40000)
+                  --requests N        measured requests, all threads together (default 200000)
                   --duration D        or measure for a time instead, e.g. 30s
-                  --warmup N          requests before measuring (default 10000)
+                  --warmup N          requests before measuring (default 20000)
                   --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)
                   --heap SIZE         -Xmx and -Xms of every variant JVM, e.g. 2g (default auto: 1.5 x the
                                       largest on-heap cache + 256 MiB, at least 512 MiB)

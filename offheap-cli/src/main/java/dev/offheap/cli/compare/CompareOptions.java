@@ -43,10 +43,13 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     public static final int DEFAULT_MAX_ENTRIES = 5_000;
     /** Default request threads: the seed's 10. */
     public static final int DEFAULT_THREADS = 10;
-    /** Default measured requests, all threads together. */
-    public static final long DEFAULT_REQUESTS = 40_000;
-    /** Default warmup requests: enough to fill the default cache. */
-    public static final long DEFAULT_WARMUP = 10_000;
+    /**
+     * Default measured requests, all threads together: a measured phase of 10-30 seconds per variant on
+     * 2 cores, long enough that two runs agree on the GC ratios.
+     */
+    public static final long DEFAULT_REQUESTS = 200_000;
+    /** Default warmup requests: enough to fill the default cache (half of the requests miss) and compile. */
+    public static final long DEFAULT_WARMUP = 20_000;
     /** Largest value size accepted: 64 MiB. */
     public static final int MAX_VALUE_SIZE = 64 << 20;
     /** Largest max entries accepted. */

@@ -42,11 +42,11 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
             "heap peak", "native"});
         for (VariantResult r : results) {
             if (!r.ok()) {
-                rows.add(new String[] {bytes(r.valueSize()), Integer.toString(r.maxEntries()), r.variant(),
+                rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
                     "FAILED: " + r.failure()});
                 continue;
             }
-            rows.add(new String[] {bytes(r.valueSize()), Integer.toString(r.maxEntries()), r.variant(),
+            rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
                 Long.toString(r.gcCycles()), seconds(r.gcTimeMillis() / 1e3), latency(r.p50Micros()),
                 latency(r.p99Micros()), rate(r.throughput()), ByteSize.format(r.heapPeakBytes()),
                 ByteSize.format(r.cacheNativeBytes())});
@@ -86,9 +86,10 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                 continue;
             }
             VariantResult b = base.get();
-            lines.add(String.format(Locale.ROOT, "%s B, %d entries, %s vs on-heap: GC cycles %s, GC time %s, p99 %s, "
-                    + "throughput %s", group(r.valueSize()), r.maxEntries(), r.variant(),
+            lines.add(String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time %s, GC CPU %s, "
+                    + "p99 %s, throughput %s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
                     fewer(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis()),
+                    fewer(b.gcCpuSeconds(), r.gcCpuSeconds()),
                     times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput())));
         }
         return lines;
@@ -152,9 +153,9 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
 
         sb.append("\n## All metrics\n\n");
         sb.append("| item size | max entries | variant | requests | seconds | hit ratio | entries | GC pauses | pause total "
-                + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | NMT committed | RSS peak "
-                + "| JVM life |\n");
-        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | GC CPU | NMT committed "
+                + "| RSS peak | JVM life |\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (VariantResult r : results) {
             if (!r.ok()) {
                 continue;
@@ -169,7 +170,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                     .append(ByteSize.format(r.heapLiveBytes())).append(" | ").append(latency(r.p999Micros()))
                     .append(" | ").append(latency(r.maxMicros())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f s", r.cpuSeconds())).append(" | ")
-                    .append(r.nmtCommittedBytes() < 0 ? "off" : ByteSize.format(r.nmtCommittedBytes())).append(" | ")
+                    .append(Double.isNaN(r.gcCpuSeconds()) ? "n/a" : String.format(Locale.ROOT, "%.2f s", r.gcCpuSeconds()))
+                    .append(" | ").append(r.nmtCommittedBytes() < 0 ? "off" : ByteSize.format(r.nmtCommittedBytes())).append(" | ")
                     .append(optionalBytes(r.rssPeakBytes())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f s", r.jvmSeconds())).append(" |\n");
         }

@@ -108,7 +108,8 @@ public final class CompareWorker {
                     s.pauseMaxMillis(), s.heapPeakBytes(), s.heapAfterGcMaxBytes(), live, heapMax, nativeBytes, nmt, rss,
                     micros(all.getValueAtPercentile(50)), micros(all.getValueAtPercentile(99)),
                     micros(all.getValueAtPercentile(99.9)), micros(all.getMaxValue()),
-                    requests == 0 ? Double.NaN : 1.0 - (double) loads / requests, entries, s.cpuSeconds(), s.collectors(),
+                    requests == 0 ? Double.NaN : 1.0 - (double) loads / requests, entries, s.cpuSeconds(), s.gcCpuSeconds(),
+                    s.collectors(),
                     cache.describe(), store.describe(), Double.NaN);
         }
     }

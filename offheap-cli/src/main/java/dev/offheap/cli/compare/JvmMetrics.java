@@ -42,6 +42,13 @@ import jdk.jfr.consumer.RecordingStream;
  */
 public final class JvmMetrics implements AutoCloseable {
     private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB");
+    /**
+     * The JVM's garbage-collection threads by name: G1's and Parallel's workers ("GC Thread#n"), G1's
+     * concurrent, refinement and service threads, ZGC's threads, and the VM thread, which runs the pauses.
+     */
+    private static final Pattern GC_THREAD = Pattern.compile("GC Thread.*|G1 .*|Z[A-Z][A-Za-z]*.*|VM Thread|GC .*");
+    /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+    private static final double TICKS_PER_SECOND = 100;
 
     private final boolean nmt;
     private final List<GarbageCollectorMXBean> cycleBeans;
@@ -58,6 +65,7 @@ public final class JvmMetrics implements AutoCloseable {
     private long cyclesBefore;
     private long gcMillisBefore;
     private long cpuBefore;
+    private Map<String, Long> gcThreadTicksBefore;
     private long nanosBefore;
     private Instant measureStart;
 
@@ -77,11 +85,12 @@ public final class JvmMetrics implements AutoCloseable {
      * @param heapPeakBytes the highest heap use seen (sampled every 10 ms and before every GC)
      * @param heapAfterGcMaxBytes the highest heap use right after a GC (-1 if none ran)
      * @param cpuSeconds process CPU time, all threads
+     * @param gcCpuSeconds CPU time of the JVM's GC threads (NaN where /proc is not there)
      * @param collectors names of the collector beans counted
      * @param jfrProblem why JFR pauses are missing, or null
      */
     public record Snapshot(double seconds, long gcCycles, double gcTimeMillis, long pauseCount, double pauseTotalMillis,
-            double pauseMaxMillis, long heapPeakBytes, long heapAfterGcMaxBytes, double cpuSeconds,
+            double pauseMaxMillis, long heapPeakBytes, long heapAfterGcMaxBytes, double cpuSeconds, double gcCpuSeconds,
             String collectors, String jfrProblem) {
     }
 
@@ -135,6 +144,7 @@ public final class JvmMetrics implements AutoCloseable {
         cyclesBefore = cycles();
         gcMillisBefore = gcMillis();
         cpuBefore = os.getProcessCpuTime();
+        gcThreadTicksBefore = gcThreadTicks();
         measureStart = Instant.now();
         nanosBefore = System.nanoTime();
         measuring = true;
@@ -151,6 +161,7 @@ public final class JvmMetrics implements AutoCloseable {
         long cycles = cycles() - cyclesBefore;
         long millis = gcMillis() - gcMillisBefore;
         long cpu = os.getProcessCpuTime() - cpuBefore;
+        double gcCpu = gcCpuSeconds(gcThreadTicksBefore, gcThreadTicks());
         Instant end = Instant.now();
         long pauseCount = -1;
         double pauseTotal = Double.NaN;
@@ -166,7 +177,7 @@ public final class JvmMetrics implements AutoCloseable {
         }
         String names = cycleBeans.stream().map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
         return new Snapshot(nanos / 1e9, cycles, millis, pauseCount, pauseTotal, pauseMax, heapPeak.get(),
-                heapAfterGcMax.get(), cpu / 1e9, names, jfrProblem);
+                heapAfterGcMax.get(), cpu / 1e9, gcCpu, names, jfrProblem);
     }
 
     /**
@@ -193,6 +204,49 @@ public final class JvmMetrics implements AutoCloseable {
         } catch (javax.management.JMException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /**
+     * CPU ticks used so far by each GC thread of this JVM, from {@code /proc/self/task/<tid>/stat}. Unlike
+     * GC time, which is wall time and grows when other processes take the cores, this counts only the
+     * work the collector did.
+     *
+     * @return thread id to user + system ticks; empty where /proc is not there
+     */
+    static Map<String, Long> gcThreadTicks() {
+        Map<String, Long> ticks = new java.util.HashMap<>();
+        try (var tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    if (open < 0 || close < open || !GC_THREAD.matcher(stat.substring(open + 1, close)).matches()) {
+                        continue;
+                    }
+                    // after the name: state is field 3; utime and stime are fields 14 and 15
+                    String[] f = stat.substring(close + 2).split(" ");
+                    ticks.put(task.getFileName().toString(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between listing and reading: it has no ticks to count
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return Map.of();
+        }
+        return ticks;
+    }
+
+    /** @return the GC threads' CPU seconds between two {@link #gcThreadTicks()}, or NaN if /proc was not read */
+    static double gcCpuSeconds(Map<String, Long> before, Map<String, Long> after) {
+        if (after.isEmpty()) {
+            return Double.NaN;
+        }
+        long ticks = 0;
+        for (var e : after.entrySet()) {
+            ticks += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        return ticks / TICKS_PER_SECOND;
     }
 
     /** @return the process's peak resident set (VmHWM) in bytes, or -1 where /proc is not there */

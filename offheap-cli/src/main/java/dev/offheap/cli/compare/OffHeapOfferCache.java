@@ -2,10 +2,36 @@ package dev.offheap.cli.compare;
 
 import dev.offheap.cache.OffHeapCache;
 import dev.offheap.cache.Serializer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.util.function.LongFunction;
 
-/** The off-heap variant: this project's {@link OffHeapCache}, bounded by bytes. Thread-safe. */
+/**
+ * The off-heap variant: this project's {@link OffHeapCache}, bounded by bytes. Descriptions go in and
+ * out with the same Latin-1 copies as in the OHC variant (encode to a byte array, copy; copy out, make
+ * a string), so the two off-heap variants differ by their caches, not by their serializers. Thread-safe.
+ */
 public final class OffHeapOfferCache implements OfferCache {
+    /** One byte per character; descriptions are ASCII, so nothing is lost. */
+    static final Serializer<String> LATIN1 = new Serializer<>() {
+        @Override
+        public int serializedSize(String value) {
+            return value.length();
+        }
+
+        @Override
+        public void write(String value, MemorySegment target) {
+            byte[] bytes = value.getBytes(StandardCharsets.ISO_8859_1);
+            MemorySegment.copy(bytes, 0, target, ValueLayout.JAVA_BYTE, 0, bytes.length);
+        }
+
+        @Override
+        public String read(MemorySegment source) {
+            return new String(source.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
+        }
+    };
+
     private final OffHeapCache<Long, String> cache;
     private final long capacity;
 
@@ -20,7 +46,7 @@ public final class OffHeapOfferCache implements OfferCache {
                     + " bytes) must be positive");
         }
         this.capacity = OfferCache.offHeapCapacity(maxEntries, valueSize);
-        this.cache = OffHeapCache.builder(Serializer.longs(), Serializer.strings())
+        this.cache = OffHeapCache.builder(Serializer.longs(), LATIN1)
                 .name("offheap-compare")
                 .capacity(capacity)
                 .maxEntryBytes(Math.min(capacity, (long) valueSize + Long.BYTES + 4L * ENTRY_OVERHEAD))

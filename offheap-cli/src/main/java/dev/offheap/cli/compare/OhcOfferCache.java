@@ -96,7 +96,7 @@ public final class OhcOfferCache implements OfferCache {
 
     @Override
     public String describe() {
-        return "OHC " + CaffeineOfferCache.version(OHCache.class) + ", capacity " + capacity + " bytes";
+        return "OHC" + CaffeineOfferCache.version(OHCache.class) + ", capacity " + capacity + " bytes";
     }
 
     @Override

@@ -33,6 +33,7 @@ import java.util.Map;
  * @param hitRatio requests served from the cache / requests
  * @param entries entries cached at the end
  * @param cpuSeconds process CPU time in the measured phase, all threads
+ * @param gcCpuSeconds CPU time of the GC threads in the measured phase (NaN where /proc is not there)
  * @param collectors the GC beans counted
  * @param cache the cache's description
  * @param store the store's description
@@ -42,7 +43,8 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         double throughput, long gcCycles, double gcTimeMillis, long pauseCount, double pauseTotalMillis,
         double pauseMaxMillis, long heapPeakBytes, long heapAfterGcBytes, long heapLiveBytes, long heapMaxBytes,
         long cacheNativeBytes, long nmtCommittedBytes, long rssPeakBytes, double p50Micros, double p99Micros,
-        double p999Micros, double maxMicros, double hitRatio, long entries, double cpuSeconds, String collectors,
+        double p999Micros, double maxMicros, double hitRatio, long entries, double cpuSeconds, double gcCpuSeconds,
+        String collectors,
         String cache, String store, double jvmSeconds) {
 
     /** @return whether the run produced numbers */
@@ -61,7 +63,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
     public static VariantResult failed(String variant, int valueSize, int maxEntries, String failure, double jvmSeconds) {
         double nan = Double.NaN;
         return new VariantResult(variant, valueSize, maxEntries, failure, 0, nan, nan, -1, nan, -1, nan, nan, -1, -1, -1,
-                -1, -1, -1, -1, nan, nan, nan, nan, nan, -1, nan, "", "", "", jvmSeconds);
+                -1, -1, -1, -1, nan, nan, nan, nan, nan, -1, nan, nan, "", "", "", jvmSeconds);
     }
 
     /**
@@ -72,7 +74,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         return new VariantResult(variant, valueSize, maxEntries, failure, requests, seconds, throughput, gcCycles,
                 gcTimeMillis, pauseCount, pauseTotalMillis, pauseMaxMillis, heapPeakBytes, heapAfterGcBytes,
                 heapLiveBytes, heapMaxBytes, cacheNativeBytes, nmtCommittedBytes, rssPeakBytes, p50Micros, p99Micros,
-                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, collectors, cache, store, jvmSeconds);
+                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, gcCpuSeconds, collectors, cache, store, jvmSeconds);
     }
 
     /** @return the fields by name, in declaration order, for JSON */

@@ -47,6 +47,7 @@ class CompareEndToEndTest {
             assertThat(v.heapLiveBytes()).isPositive();
             assertThat(v.heapMaxBytes()).isEqualTo(64L << 20);
             assertThat(v.cpuSeconds()).isPositive();
+            assertThat(v.gcCpuSeconds()).isNotNegative().isLessThanOrEqualTo(v.cpuSeconds() + 0.02);
             assertThat(v.pauseCount()).isNotNegative();
             assertThat(v.store()).contains("H2 database");
             if (v.variant().equals("on-heap")) {
@@ -106,7 +107,7 @@ class CompareEndToEndTest {
     @Test
     void resultsSurviveJson() {
         VariantResult r = new VariantResult("ohc", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80, 1000,
-                50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, "G1 Young Generation", "OHC", "memory", 2.0);
+                50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, "G1 Young Generation", "OHC", "memory", 2.0);
         Map<?, ?> parsed = (Map<?, ?>) Json.parse(JsonWriter.write(r.toMap()));
         assertThat(VariantResult.fromMap(parsed)).isEqualTo(r);
         VariantResult failed = VariantResult.failed("on-heap", 100, 5, "crashed", 1.0);
