@@ -200,8 +200,9 @@ public final class ServeCommand implements Command {
         }
         if (stopped.getCount() > 0) {
             Runtime.getRuntime().removeShutdownHook(hook);
+            Object requests = server.stats().get("requests");
             server.close();
-            out.println("offheap serve: stopped after " + server.stats().get("requests") + " requests");
+            out.println("offheap serve: stopped after " + requests + " requests");
         }
     }
 

@@ -25,7 +25,8 @@ class CompareEndToEndTest {
                 dir.resolve("db").toString(), "--out", out.toString());
         assertThat(r.code()).as("stdout: %s%nstderr: %s", r.out(), r.err()).isZero();
         assertThat(r.out()).contains("created the offer database").contains("[1/3] 4,000 B, 50 entries, on-heap:")
-                .contains("[3/3] 4,000 B, 50 entries, ohc:").contains("item size  entries  variant  GC cycles")
+                .contains("[3/3] 4,000 B, 50 entries, ohc:")
+                .containsPattern("item size +entries +variant +GC cycles +GC time +p50 +p99 +throughput +heap peak +native")
                 .doesNotContain("FAILED");
 
         Object json = Json.parse(Files.readString(out.resolve("results.json")));
