@@ -64,7 +64,8 @@ public final class CompareCommand implements Command {
                 after GC, native memory, request latency p50/p99/p99.9/max, throughput, hit ratio, CPU time.
                 A list of value sizes or max entries runs every combination.
 
-                Variants: on-heap (Caffeine), off-heap (this project's cache), ohc (OHC, the seed's).
+                Variants: on-heap (Caffeine), off-heap (this project's cache), ohc (OHC, the seed's); and, on
+                request, off-heap-read (this project's cache, hits read in place instead of copied out).
 
                 Options (defaults: the seed's 100,000-byte values, 5,000 entries, 10 threads):
                   --value-size LIST   description sizes in bytes, e.g. 100000,200000,300000 (k = 1024)

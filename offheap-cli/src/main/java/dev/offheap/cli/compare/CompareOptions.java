@@ -134,7 +134,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     public static CompareOptions parse(List<String> argv) throws UsageException {
         List<Integer> sizes = List.of(DEFAULT_VALUE_SIZE);
         List<Integer> entries = List.of(DEFAULT_MAX_ENTRIES);
-        List<Variant> variants = List.of(Variant.values());
+        List<Variant> variants = Variant.defaults();
         int threads = DEFAULT_THREADS;
         Long requests = null;
         Duration duration = null;

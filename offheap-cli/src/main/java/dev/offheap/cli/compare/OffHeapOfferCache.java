@@ -34,13 +34,17 @@ public final class OffHeapOfferCache implements OfferCache {
 
     private final OffHeapCache<Long, String> cache;
     private final long capacity;
+    private final boolean inPlace;
 
     /**
      * @param maxEntries entries to size the capacity for, 1 or more
      * @param valueSize value bytes, 1 or more
+     * @param inPlace whether {@link #fetch(long, LongFunction)} reads hits in place ({@link OffHeapCache#read})
+     *                instead of copying them into a new string
      * @throws IllegalArgumentException if a size is not positive
      */
-    public OffHeapOfferCache(int maxEntries, int valueSize) {
+    public OffHeapOfferCache(int maxEntries, int valueSize, boolean inPlace) {
+        this.inPlace = inPlace;
         if (maxEntries <= 0 || valueSize <= 0) {
             throw new IllegalArgumentException("max entries (" + maxEntries + ") and value size (" + valueSize
                     + " bytes) must be positive");
@@ -59,6 +63,27 @@ public final class OffHeapOfferCache implements OfferCache {
     }
 
     @Override
+    public long fetch(long id, LongFunction<String> loader) {
+        if (inPlace) {
+            Long sum = cache.read(id, OffHeapOfferCache::touch);
+            if (sum != null) {
+                return sum;
+            }
+        }
+        return OfferCache.touch(get(id, loader));
+    }
+
+    /** {@link OfferCache#touch(String)} on the cached bytes: the same checksum, no copy. */
+    private static long touch(MemorySegment value) {
+        long size = value.byteSize();
+        long sum = size;
+        for (long i = 0; i < size; i += 4096) {
+            sum += value.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
+        }
+        return sum;
+    }
+
+    @Override
     public long entries() {
         return cache.size();
     }
@@ -70,7 +95,7 @@ public final class OffHeapOfferCache implements OfferCache {
 
     @Override
     public String describe() {
-        return "offheap-cache, capacity " + capacity + " bytes";
+        return "offheap-cache, capacity " + capacity + " bytes" + (inPlace ? ", hits read in place" : "");
     }
 
     @Override

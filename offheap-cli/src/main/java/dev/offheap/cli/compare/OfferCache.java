@@ -19,6 +19,34 @@ public interface OfferCache extends AutoCloseable {
      */
     String get(long id, LongFunction<String> loader);
 
+    /**
+     * What a request does with the description: gets it, as {@link #get(long, LongFunction)}, and reads it
+     * as a response would ({@link #touch(String)}). Caches that can read a value in place override this to
+     * skip the copy.
+     *
+     * @param id the offer id
+     * @param loader loads the description of an absent id
+     * @return a checksum of the bytes read, so the reads cannot be optimized away
+     */
+    default long fetch(long id, LongFunction<String> loader) {
+        return touch(get(id, loader));
+    }
+
+    /**
+     * Reads a description the way a response does, cheaply: its length and one character per 4 KiB
+     * page, which touches all of its memory without a copy that would blur the difference between variants.
+     *
+     * @param description the description
+     * @return the checksum
+     */
+    static long touch(String description) {
+        long sum = description.length();
+        for (int i = 0; i < description.length(); i += 4096) {
+            sum += description.charAt(i);
+        }
+        return sum;
+    }
+
     /** @return entries cached now */
     long entries();
 

@@ -36,6 +36,22 @@ public final class OfferService implements AutoCloseable {
         return cache.get(id, this::load);
     }
 
+    /**
+     * Serves a request as {@code offheap compare} measures it: gets the description and reads it as a
+     * response would, in place where the cache can ({@link OfferCache#fetch(long, java.util.function.LongFunction)}).
+     *
+     * @param id the offer id, 0 to {@link #offers()} - 1
+     * @return a checksum of what was read
+     * @throws IllegalArgumentException if the id is outside the store
+     */
+    public long fetch(long id) {
+        if (id < 0 || id >= store.offers()) {
+            throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
+        }
+        requests.increment();
+        return cache.fetch(id, this::load);
+    }
+
     private String load(long id) {
         loads.increment();
         return store.load(id);

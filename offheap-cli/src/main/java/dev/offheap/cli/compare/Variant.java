@@ -8,8 +8,10 @@ import java.util.Optional;
 public enum Variant {
     /** Caffeine on the heap, bounded by entries: the seed's on-heap variant. */
     ON_HEAP("on-heap", "Caffeine, values on the heap", List.of()),
-    /** This project's off-heap cache. */
+    /** This project's off-heap cache; every hit copies the value into a new string, as the seed's service did. */
     OFF_HEAP("off-heap", "offheap-cache, values in native memory", List.of()),
+    /** This project's off-heap cache, hits read in place ({@code OffHeapCache.read}): no copy, no garbage per hit. */
+    OFF_HEAP_READ("off-heap-read", "offheap-cache, hits read in place without a copy", List.of()),
     /**
      * OHC, the seed's off-heap variant. It allocates and accesses memory with {@code sun.misc.Unsafe}, whose
      * memory-access methods JDK 25 warns about on first use (JEP 471/498); its JVM alone allows them
@@ -52,7 +54,8 @@ public enum Variant {
     public OfferCache create(int maxEntries, int valueSize) {
         return switch (this) {
             case ON_HEAP -> new CaffeineOfferCache(maxEntries);
-            case OFF_HEAP -> new OffHeapOfferCache(maxEntries, valueSize);
+            case OFF_HEAP -> new OffHeapOfferCache(maxEntries, valueSize, false);
+            case OFF_HEAP_READ -> new OffHeapOfferCache(maxEntries, valueSize, true);
             case OHC -> new OhcOfferCache(maxEntries, valueSize);
         };
     }
@@ -63,6 +66,11 @@ public enum Variant {
      */
     public static Optional<Variant> byLabel(String label) {
         return Arrays.stream(values()).filter(v -> v.label.equals(label)).findFirst();
+    }
+
+    /** @return the variants {@code offheap compare} runs by default: the seed's two and this project's cache */
+    public static List<Variant> defaults() {
+        return List.of(ON_HEAP, OFF_HEAP, OHC);
     }
 
     /** @return the labels, comma-separated, for messages */

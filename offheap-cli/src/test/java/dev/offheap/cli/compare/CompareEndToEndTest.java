@@ -91,6 +91,33 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void collectorsNativeMemoryTrackingAndPausesAreMeasured() throws Exception {
+        for (String gc : List.of("g1", "parallel", "zgc")) {
+            Path out = dir.resolve(gc);
+            // 1 MiB values through a 128 MiB heap: the measured phase allocates hundreds of MiB, so collections run
+            CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "on-heap", "--gc", gc, "--nmt",
+                    "--value-size", "1m", "--max-entries", "20", "--threads", "2", "--requests", "400", "--warmup", "50",
+                    "--heap", "128m", "--loader", "memory", "--latency", "0us", "--out", out.toString());
+            assertThat(r.code()).as("%s: %s%n%s", gc, r.out(), r.err()).isZero();
+            Map<?, ?> json = (Map<?, ?>) Json.parse(Files.readString(out.resolve("results.json")));
+            assertThat(((Map<?, ?>) json.get("settings")).get("collector")).isEqualTo(gc);
+            VariantResult v = VariantResult.fromMap((Map<?, ?>) ((List<?>) json.get("results")).getFirst());
+            assertThat(v.collectors()).as(gc).contains(switch (gc) {
+                case "g1" -> "G1 Young Generation";
+                case "parallel" -> "PS Scavenge";
+                default -> "ZGC";
+            });
+            assertThat(v.gcCycles()).as(gc).isPositive();
+            assertThat(v.pauseCount()).as(gc + ": JFR saw the pauses").isPositive();
+            assertThat(v.pauseMaxMillis()).as(gc).isPositive().isLessThanOrEqualTo(v.pauseTotalMillis());
+            assertThat(v.heapAfterGcBytes()).as(gc).isNotNegative().isLessThanOrEqualTo(v.heapPeakBytes());
+            assertThat(v.nmtCommittedBytes()).as(gc + ": NMT total").isGreaterThan(v.heapLiveBytes());
+            assertThat(v.rssPeakBytes()).as(gc).isPositive();
+            assertThat(v.store()).startsWith("in-memory loader");
+        }
+    }
+
+    @Test
     void failureReasonsSayWhatHappened() {
         assertThat(VariantLauncher.failureReason(3, List.of("x", "Terminating due to java.lang.OutOfMemoryError: Java heap space"),
                 null)).isEqualTo("out of memory: java.lang.OutOfMemoryError: Java heap space (exit code 3)");

@@ -89,7 +89,7 @@ class CompareOptionsTest {
         "--heap 1m;--heap: expected a size from 16.0 MiB",
         "--heap lots;--heap: expected a size in bytes",
         "--gc cms;--gc: unknown collector 'cms' (collectors: g1, zgc, parallel)",
-        "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, ohc)",
+        "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, off-heap-read, ohc)",
         "--loader file;--loader: unknown loader 'file'",
         "--latency 200us;--latency applies to --loader memory only",
         "--loader memory --db /tmp/x;--db applies to --loader db only",
