@@ -88,8 +88,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
             VariantResult b = base.get();
             lines.add(String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time %s, GC CPU %s, "
                     + "p99 %s, throughput %s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
-                    fewer(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis()),
-                    fewer(b.gcCpuSeconds(), r.gcCpuSeconds()),
+                    fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
+                    fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
                     times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput())));
         }
         return lines;
@@ -262,14 +262,14 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         return bytes < 0 ? "n/a" : ByteSize.format(bytes);
     }
 
-    /** "5.2x fewer" when the variant's number is smaller, "1.3x more" when larger. */
-    static String fewer(double base, double variant) {
+    /** "5.2x fewer" when the variant's number is smaller, "1.3x more" when larger; with a zero, the numbers. */
+    static String fewer(double base, double variant, String unit) {
         if (Double.isNaN(base) || Double.isNaN(variant)) {
             return "n/a";
         }
         if (variant == 0 || base == 0) {
-            return base == variant ? "equal (0)" : variant == 0 ? "none (on-heap " + fmt(base) + ")"
-                    : fmt(variant) + " (on-heap none)";
+            return base == variant ? "equal (0)" : variant == 0 ? "none (on-heap " + fmt(base) + unit + ")"
+                    : fmt(variant) + unit + " (on-heap none)";
         }
         double ratio = base / variant;
         return ratio >= 1 ? String.format(Locale.ROOT, "%.2fx fewer", ratio)
