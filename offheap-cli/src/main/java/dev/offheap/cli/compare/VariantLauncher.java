@@ -59,10 +59,8 @@ public final class VariantLauncher {
     public List<String> command(Workload w, Path resultFile, Path errorFile) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        long mib = heapBytes >> 20;
-        String heap = heapBytes % (1 << 20) == 0 ? mib + "m" : Long.toString(heapBytes);
-        cmd.add("-Xmx" + heap);
-        cmd.add("-Xms" + heap);
+        cmd.add("-Xmx" + heapOption());
+        cmd.add("-Xms" + heapOption());
         cmd.add(collector.flag());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-XX:+ExitOnOutOfMemoryError");
