@@ -50,6 +50,8 @@ public final class CompareCharts {
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setXAxisDecimalPattern("#,##0");
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
+        // from zero, so that the distance between the lines reads as the ratio it is
+        chart.getStyler().setYAxisMin(0.0);
         boolean sweepEntries = results.stream().mapToInt(VariantResult::maxEntries).distinct().count() > 1;
         List<String> seriesNames = new ArrayList<>();
         for (VariantResult r : results) {
