@@ -236,7 +236,8 @@ public final class ServeCommand implements Command {
             service.close();
             throw new CommandException("cannot listen on " + a.bind() + ":" + a.port() + " (" + e.getMessage()
                     + "); pick another port with --port", e);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // an unresolvable --bind surfaces as an unchecked exception from the socket layer
             service.close();
             throw new CommandException("cannot start the HTTP server on " + a.bind() + ":" + a.port() + ": " + e, e);
         }

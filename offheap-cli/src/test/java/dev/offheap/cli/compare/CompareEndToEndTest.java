@@ -118,6 +118,17 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void aVariantPastItsTimeoutIsKilledAndShownAsTimedOut() throws Exception {
+        Path out = dir.resolve("out");
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "on-heap", "--timeout", "200ms",
+                "--value-size", "100", "--max-entries", "10", "--threads", "1", "--duration", "30s", "--loader", "memory",
+                "--heap", "64m", "--out", out.toString());
+        assertThat(r.code()).as(r.out()).isEqualTo(1);
+        assertThat(r.out()).containsPattern("on-heap: .*FAILED after [\\d.]+ s: timed out after 200ms and was killed");
+        assertThat(Files.readString(out.resolve("report.md"))).contains("| on-heap | **failed**: timed out after 200ms");
+    }
+
+    @Test
     void failureReasonsSayWhatHappened() {
         assertThat(VariantLauncher.failureReason(3, List.of("x", "Terminating due to java.lang.OutOfMemoryError: Java heap space"),
                 null)).isEqualTo("out of memory: java.lang.OutOfMemoryError: Java heap space (exit code 3)");

@@ -117,6 +117,15 @@ class ServeTest {
         }
     }
 
+    @Test
+    void anAddressThatCannotBeBoundIsAClearFailure() throws Exception {
+        ServeCommand.Args args = ServeCommand.parse(List.of("--variant", "on-heap", "--port", "0", "--bind",
+                "no-such-host.invalid", "--loader", "memory", "--value-size", "10"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServeCommand.start(args, System.out))
+                .isInstanceOf(dev.offheap.cli.CommandException.class)
+                .hasMessageStartingWith("cannot start the HTTP server on no-such-host.invalid:0");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', value = {
         "--bogus;unknown option '--bogus'",
