@@ -2,9 +2,14 @@
  * offheap's cache: keys and values serialized outside the Java heap, a capacity that counts every
  * byte the cache uses, and a Caffeine-like API. See {@link dev.offheap.cache.OffHeapCache}.
  */
+// micrometer-core has no module-info of its own, only an Automatic-Module-Name
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module dev.offheap.cache {
     requires transitive dev.offheap.memory;
     requires java.management;
+    // optional: only dev.offheap.cache.micrometer uses it, and only applications that use that package need it
+    requires static transitive micrometer.core;
 
     exports dev.offheap.cache;
+    exports dev.offheap.cache.micrometer;
 }

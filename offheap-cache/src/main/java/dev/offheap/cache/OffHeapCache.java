@@ -78,7 +78,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * Gets the values, loading the absent ones with the builder's {@link CacheLoader}.
      *
      * @param keys the keys
-     * @return a value for every key
+     * @return the value of every key present or loaded; keys the loader's {@link CacheLoader#loadAll} left
+     *         out of its result are absent from it (and not cached), as in Caffeine
      * @throws IllegalStateException if the cache was built without a loader
      * @throws CacheLoadException    if a load failed
      */
@@ -89,7 +90,10 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *
      * @param key    the key
      * @param reader gets a read-only segment of exactly the value's bytes, valid only during the call
-     *               (using it afterwards throws {@link IllegalStateException})
+     *               (using it afterwards throws {@link IllegalStateException}, using it from another thread
+     *               {@link WrongThreadException}). It runs under the read lock of the key's segment: reads
+     *               go on, writes to that segment wait for it, and {@link #close()} from inside it throws
+     *               {@link IllegalStateException}.
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */
@@ -143,7 +147,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     boolean replace(K key, V oldValue, V newValue);
 
     /**
-     * Atomically updates the value of a key: no other write to that key happens in between.
+     * Atomically updates the value of a key: no other write to that key happens in between. The function
+     * runs under the lock of the key's segment: other writes to that segment wait for it, and a call of this
+     * cache from inside it throws {@link IllegalStateException} instead of deadlocking.
      *
      * @param key       the key
      * @param remapping gets the key and the present value (null if absent); returns the new value, or null

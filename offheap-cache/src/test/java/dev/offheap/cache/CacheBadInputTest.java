@@ -232,6 +232,43 @@ class CacheBadInputTest {
     }
 
     @Test
+    void zeroCopySegmentRefusesOtherThreadsAndCloseFromInsideTheReader() {
+        OffHeapCache<String, String> cache = strings();
+        try {
+            cache.put("k", "value");
+            Throwable[] fromOtherThread = new Throwable[1];
+            cache.read("k", segment -> {
+                Thread other = Thread.ofPlatform().start(() -> {
+                    try {
+                        segment.get(ValueLayout.JAVA_BYTE, 0);
+                    } catch (Throwable e) {
+                        fromOtherThread[0] = e;
+                    }
+                });
+                try {
+                    other.join();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return null;
+            });
+            assertThat(fromOtherThread[0]).isInstanceOf(WrongThreadException.class);
+            assertThatThrownBy(() -> cache.read("k", segment -> {
+                cache.close();
+                return null;
+            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside read()");
+            assertThatThrownBy(() -> cache.read("k", segment -> {
+                segment.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+                return null;
+            })).isInstanceOf(IllegalArgumentException.class);
+            assertThat(cache.isClosed()).isFalse();
+            assertThat(cache.getIfPresent("k")).isEqualTo("value");
+        } finally {
+            cache.close();
+        }
+    }
+
+    @Test
     void everyMethodThrowsAfterClose() {
         OffHeapCache<String, String> cache = strings();
         cache.put("k", "v");

@@ -23,12 +23,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CacheStressTest {
     private static final int THREADS = 6;
 
-    @ParameterizedTest(name = "{0} capacity={1}")
-    @CsvSource({"W_TINY_LFU, 67108864", "LRU, 67108864", "W_TINY_LFU, 262144", "LRU, 262144"})
-    void mixedOperationsKeepEveryThreadsLastWrite(EvictionPolicy policy, long capacity) throws Exception {
+    @ParameterizedTest(name = "{0} capacity={1} expiry={2}")
+    @CsvSource({"W_TINY_LFU, 67108864, none", "LRU, 67108864, none", "W_TINY_LFU, 262144, none", "LRU, 262144, none",
+            "W_TINY_LFU, 67108864, both", "LRU, 262144, access"})
+    void mixedOperationsKeepEveryThreadsLastWrite(EvictionPolicy policy, long capacity, String expiry) throws Exception {
         boolean roomy = capacity > 1 << 24;
-        try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
-                .capacity(capacity).evictionPolicy(policy).concurrencyLevel(4).build()) {
+        CacheBuilder<String, String> builder = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(capacity).evictionPolicy(policy).concurrencyLevel(4);
+        if (!expiry.equals("none")) {
+            // long enough that nothing expires during the test: the deadlines are written and read concurrently
+            builder.expireAfterAccess(java.time.Duration.ofHours(1));
+            if (expiry.equals("both")) {
+                builder.expireAfterWrite(java.time.Duration.ofHours(2));
+            }
+        }
+        try (OffHeapCache<String, String> cache = builder.build()) {
             List<Map<String, String>> expected = new ArrayList<>();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             CountDownLatch start = new CountDownLatch(1);

@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
  * its counters, so keys seen once do not pollute the counters. After {@code 10 x capacity} increments every
  * counter is halved and the doorkeeper cleared: old popularity fades.
  *
- * <p>Memory: {@code counterLongs} longs of counters plus a quarter as many of doorkeeper bits, in one block
+ * <p>Memory: {@code counterLongs} longs of counters plus an eighth as many of doorkeeper bits, in one block
  * of the region (see {@link RegionLayout}). Not thread-safe: only the shard's lock holder uses it.
  */
 final class FrequencySketch {
@@ -37,8 +37,9 @@ final class FrequencySketch {
         return (long) longs * Long.BYTES + (long) doorkeeperLongs(longs) * Long.BYTES;
     }
 
+    /** One doorkeeper long per 64-byte block of counters: a small array, mostly in cache. */
     private static int doorkeeperLongs(int counterLongs) {
-        return Math.max(1, counterLongs / 4);
+        return Math.max(1, counterLongs / 8);
     }
 
     /** Points the sketch at fresh, zeroed memory. @param byteOffset where it lies @param longs counters' longs */
@@ -46,7 +47,7 @@ final class FrequencySketch {
         this.base = byteOffset;
         this.counterLongs = longs;
         this.blockMask = (longs >>> 3) - 1;
-        this.doorkeeperMask = doorkeeperLongs(longs) * 64 - 1;
+        this.doorkeeperMask = doorkeeperLongs(longs) - 1;
         this.sampleSize = (int) Math.min(10L * longs, Integer.MAX_VALUE);
         this.additions = 0;
         region.asSlice(byteOffset, bytesFor(longs)).fill((byte) 0);
@@ -108,27 +109,24 @@ final class FrequencySketch {
         return false;
     }
 
+    /** The doorkeeper long of a key's block, and two bits in it chosen by other bits of its hash. */
+    private long doorkeeperAddress(int blockHash) {
+        return base + ((long) counterLongs << 3) + ((long) (blockHash & doorkeeperMask) << 3);
+    }
+
+    private static long doorkeeperBits(int blockHash) {
+        int h = blockHash * 0x9E3779B9;
+        return (1L << (h >>> 26)) | (1L << ((h >>> 20) & 63));
+    }
+
     private boolean inDoorkeeper(int blockHash) {
-        int h1 = blockHash & doorkeeperMask;
-        int h2 = (blockHash >>> 16 | blockHash << 16) * 0x9E3779B9 & doorkeeperMask;
-        return bit(h1) && bit(h2);
+        long bits = doorkeeperBits(blockHash);
+        return (region.get(LONG, doorkeeperAddress(blockHash)) & bits) == bits;
     }
 
     private void addToDoorkeeper(int blockHash) {
-        int h1 = blockHash & doorkeeperMask;
-        int h2 = (blockHash >>> 16 | blockHash << 16) * 0x9E3779B9 & doorkeeperMask;
-        setBit(h1);
-        setBit(h2);
-    }
-
-    private boolean bit(int index) {
-        long at = base + ((long) counterLongs << 3) + ((long) (index >>> 6) << 3);
-        return (region.get(LONG, at) & (1L << index)) != 0;
-    }
-
-    private void setBit(int index) {
-        long at = base + ((long) counterLongs << 3) + ((long) (index >>> 6) << 3);
-        region.set(LONG, at, region.get(LONG, at) | (1L << index));
+        long at = doorkeeperAddress(blockHash);
+        region.set(LONG, at, region.get(LONG, at) | doorkeeperBits(blockHash));
     }
 
     /** Halves every counter and clears the doorkeeper. */

@@ -395,6 +395,27 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return stamp;
     }
 
+    /**
+     * One write in 64 also cleans a random other segment (if its lock is free), so expired entries of
+     * segments that see no writes leave too.
+     */
+    private void sweepAnotherShard(long nowMillis) {
+        if (nowMillis == Long.MIN_VALUE || shards.length == 1) {
+            return;
+        }
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        if ((random.nextInt() & 63) != 0) {
+            return;
+        }
+        Removals removals = removals(nowMillis);
+        try {
+            shards[random.nextInt(shards.length)].tryExpire(nowMillis, removals);
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
+        notifyListener(removals);
+    }
+
     private void store(Shard shard, long hash, byte[] key, MemorySegment value, int[] deadlines, Removals removals) {
         if (!shard.insertLocked(hash, key, value, deadlines[0], deadlines[1], deadlines[2] != 0, removals)) {
             throw new ValueTooLargeException((long) headerBytes + key.length + value.byteSize(), maxEntryBytes);
@@ -689,6 +710,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw translate(e);
         }
         notifyListener(removals);
+        sweepAnotherShard(removals.nowMillis);
     }
 
     @Override
@@ -725,6 +747,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw translate(e);
         }
         notifyListener(removals);
+        sweepAnotherShard(removals.nowMillis);
         return result;
     }
 

@@ -59,6 +59,8 @@ final class Shard {
     static final int INITIAL_BUCKETS = 64;
     static final int INITIAL_SKETCH_LONGS = 8;
     private static final int MAX_BUCKETS = 1 << 28;
+    /** Entries per bucket before the table doubles: 2 keeps the table at 2 to 4 bytes per entry. */
+    private static final long LOAD_FACTOR = 2;
     private static final int MAX_SKETCH_LONGS = 1 << 26;
     /** An optimistic chain walk longer than this means the chain changed under it. */
     private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
@@ -171,9 +173,7 @@ final class Shard {
         while (entry != 0) {
             long at = address(entry);
             int meta = getInt(region, at + META);
-            if (keyLength(meta) == keyLength && RegionLayout.tag(meta) == tag
-                    && MemorySegment.mismatch(region, at + headerBytes, at + headerBytes + keyLength,
-                    key, 0, keyLength) < 0) {
+            if (keyLength(meta) == keyLength && RegionLayout.tag(meta) == tag && keyEquals(at + headerBytes, key, keyLength)) {
                 return entry;
             }
             entry = getInt(region, at + CHAIN_NEXT);
@@ -182,6 +182,25 @@ final class Shard {
             }
         }
         return 0;
+    }
+
+    /** Short keys compare a long at a time: cheaper than a bulk mismatch between a heap and a native segment. */
+    private boolean keyEquals(long at, MemorySegment key, int keyLength) {
+        if (keyLength > 32) {
+            return MemorySegment.mismatch(region, at, at + keyLength, key, 0, keyLength) < 0;
+        }
+        int i = 0;
+        for (; i + Long.BYTES <= keyLength; i += Long.BYTES) {
+            if (region.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i) != key.get(ValueLayout.JAVA_LONG_UNALIGNED, i)) {
+                return false;
+            }
+        }
+        for (; i < keyLength; i++) {
+            if (region.get(ValueLayout.JAVA_BYTE, at + i) != key.get(ValueLayout.JAVA_BYTE, i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private long valueOffset(int entry, int meta) {
@@ -229,6 +248,12 @@ final class Shard {
                 }
             }
         }
+        return getCopyUnderReadLock(hash, key, keyLength, nowMillis, refreshDeadlineMillis);
+    }
+
+    /** The slow path of {@link #getCopy}, apart so the fast path stays small enough to inline. */
+    private byte[] getCopyUnderReadLock(long hash, MemorySegment key, int keyLength, long nowMillis,
+                                        long refreshDeadlineMillis) {
         long stamp = lockRead();
         try {
             int entry = find(hash, key, keyLength, false);
@@ -551,7 +576,7 @@ final class Shard {
     /** Grows the table and the sketch with the entry count, when free memory allows without evicting. */
     private void maybeGrowLocked() {
         int buckets = tableMask + 1;
-        if (count > 2L * buckets && buckets < MAX_BUCKETS) {
+        if (count > LOAD_FACTOR * buckets && buckets < MAX_BUCKETS) {
             int newBuckets = buckets * 2;
             int block = allocator.allocate(1 + units((long) newBuckets * Integer.BYTES));
             if (block != 0) {
@@ -669,6 +694,27 @@ final class Shard {
             } finally {
                 lock.unlockWrite(stamp);
             }
+        }
+    }
+
+    /**
+     * Removes expired queue heads if the write lock is free at once; lets writes to one segment clean
+     * segments that see no writes of their own.
+     */
+    void tryExpire(long nowMillis, Removals removals) {
+        if (writer == Thread.currentThread()) {
+            return;
+        }
+        long stamp = lock.tryWriteLock();
+        if (stamp == 0) {
+            return;
+        }
+        writer = Thread.currentThread();
+        try {
+            readBuffer.drain(this);
+            expireLocked(nowMillis, removals);
+        } finally {
+            unlockWrite(stamp);
         }
     }
 

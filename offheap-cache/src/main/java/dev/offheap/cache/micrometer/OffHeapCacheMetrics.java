@@ -1,0 +1,99 @@
+package dev.offheap.cache.micrometer;
+
+import dev.offheap.cache.CacheStats;
+import dev.offheap.cache.OffHeapCache;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * Binds a cache's statistics to a Micrometer registry, with the names Micrometer's own cache binders use
+ * ({@code cache.gets{result=hit|miss}}, {@code cache.evictions}, {@code cache.size}, ...) plus the cache's
+ * bytes: {@code cache.eviction.weight}, {@code cache.weight}, {@code cache.memory.used} and
+ * {@code cache.memory.capacity} (all in bytes). Every meter carries the tag {@code cache=<name>}.
+ *
+ * <p>Meters read the cache when the registry polls them; after the cache is closed they report
+ * {@code NaN} (gauges) or their last counts stop moving. Thread-safe.
+ *
+ * <pre>{@code
+ * new OffHeapCacheMetrics(cache, "offers", Tags.empty()).bindTo(registry);
+ * }</pre>
+ */
+public final class OffHeapCacheMetrics implements MeterBinder {
+    private final OffHeapCache<?, ?> cache;
+    private final Tags tags;
+
+    /**
+     * @param cache     the cache to observe
+     * @param cacheName the value of the {@code cache} tag
+     * @param tags      more tags for every meter
+     * @throws NullPointerException if an argument is null
+     */
+    public OffHeapCacheMetrics(OffHeapCache<?, ?> cache, String cacheName, Iterable<Tag> tags) {
+        this.cache = Objects.requireNonNull(cache, "cache");
+        Objects.requireNonNull(cacheName, "cacheName");
+        this.tags = Tags.concat(Objects.requireNonNull(tags, "tags"), "cache", cacheName);
+    }
+
+    /**
+     * Registers the meters.
+     *
+     * @param registry where to register them
+     * @throws NullPointerException if {@code registry} is null
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        counter(registry, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), CacheStats::hitCount);
+        counter(registry, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), CacheStats::missCount);
+        counter(registry, "cache.evictions", "entries evicted for size", Tags.empty(), CacheStats::evictionCount);
+        counter(registry, "cache.eviction.weight", "bytes of the entries evicted for size", Tags.empty(),
+                CacheStats::evictionBytes);
+        counter(registry, "cache.expirations", "entries removed because they expired", Tags.empty(),
+                CacheStats::expirationCount);
+        counter(registry, "cache.load", "loads that returned a value", Tags.of("result", "success"),
+                CacheStats::loadSuccessCount);
+        counter(registry, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"),
+                CacheStats::loadFailureCount);
+        FunctionTimer.builder("cache.load.duration", cache,
+                        c -> (long) stat(c, s -> s.loadSuccessCount() + s.loadFailureCount()),
+                        c -> stat(c, CacheStats::totalLoadTimeNanos), TimeUnit.NANOSECONDS)
+                .tags(tags).description("time spent loading").register(registry);
+        gauge(registry, "cache.size", "entries now", null, c -> c.size());
+        gauge(registry, "cache.weight", "bytes the entries use: keys, values, headers", "bytes", c -> c.weightedSize());
+        gauge(registry, "cache.memory.used", "bytes in use, tables included", "bytes", c -> c.stats().usedBytes());
+        gauge(registry, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
+    }
+
+    private void counter(MeterRegistry registry, String name, String description, Tags extra,
+                         ToLongFunction<CacheStats> count) {
+        FunctionCounter.builder(name, cache, c -> stat(c, count)).tags(tags).tags(extra)
+                .description(description).register(registry);
+    }
+
+    private void gauge(MeterRegistry registry, String name, String description, String unit,
+                       ToDoubleFunction<OffHeapCache<?, ?>> value) {
+        Gauge.builder(name, cache, c -> c.isClosed() ? Double.NaN : value.applyAsDouble(c)).tags(tags)
+                .description(description).baseUnit(unit).strongReference(true).register(registry);
+    }
+
+    private static double stat(OffHeapCache<?, ?> cache, ToLongFunction<CacheStats> field) {
+        if (cache.isClosed()) {
+            return Double.NaN;
+        }
+        try {
+            return field.applyAsLong(cache.stats());
+        } catch (IllegalStateException closedMeanwhile) {
+            return Double.NaN;
+        }
+    }
+}
