@@ -14,7 +14,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Line charts of a compare run: throughput, p99 latency and GC time against item size, one line per
- * variant (and per max entries when the run swept them). Failed runs leave gaps.
+ * variant (and per max entries when the run swept them). Failed runs leave gaps. Thread-safe: stateless.
  */
 public final class CompareCharts {
     private CompareCharts() {

@@ -17,7 +17,7 @@ import java.util.function.Function;
 /**
  * {@code offheap compare}: does off-heap pay for my workload? Runs the seed's offer service with each
  * cache variant in its own JVM, at every setting of the sweep, and writes the seed's table, a markdown
- * report, JSON and charts.
+ * report, JSON and charts. One run at a time per instance; the variants run one after the other.
  */
 public final class CompareCommand implements Command {
     private final Function<Variant, List<String>> extraJvmOptions;
@@ -177,6 +177,10 @@ public final class CompareCommand implements Command {
         out.println();
         out.print(report.table());
         report.ratioLines().forEach(l -> out.println(l));
+        if (report.busy()) {
+            out.println("offheap compare: note: the machine was busy (load average above " + info.cores()
+                    + " cores): times are noisy; see report.md");
+        }
         List<Path> files = new ArrayList<>(List.of(md, json));
         files.addAll(charts);
         out.println("offheap: wrote " + String.join(", ", files.stream().map(Path::toString).toList()));

@@ -11,7 +11,7 @@ import java.util.Locale;
 
 /**
  * The parsed command line of {@code offheap compare}. Lists (value sizes, max entries) run as a sweep:
- * every value size with every max entries.
+ * every value size with every max entries. Immutable.
  *
  * @param valueSizes description sizes in bytes
  * @param maxEntries cache bounds in entries

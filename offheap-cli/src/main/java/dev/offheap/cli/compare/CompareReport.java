@@ -95,6 +95,11 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         return lines;
     }
 
+    /** @return whether any variant's measured phase ended with more runnable work than the machine has cores */
+    public boolean busy() {
+        return results.stream().filter(VariantResult::ok).anyMatch(r -> r.loadAverage() > run.cores());
+    }
+
     private Optional<VariantResult> baseline(VariantResult r) {
         return results.stream().filter(b -> b.ok() && b.variant().equals(Variant.ON_HEAP.label())
                 && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
@@ -125,7 +130,20 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                         options.warmupRequests()))
                 .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
                         : "twice the max entries").append(" (seed ").append(options.seed()).append(") |\n");
-        sb.append("| store | ").append(storeDescription).append(" |\n\n");
+        sb.append("| store | ").append(storeDescription).append(" |\n");
+        double maxLoad = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::loadAverage)
+                .filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+        if (!Double.isNaN(maxLoad)) {
+            sb.append(String.format(Locale.ROOT, "| machine load | 1-minute load average up to %.1f on %d cores at the end "
+                    + "of the measured phases |%n", maxLoad, run.cores()));
+        }
+        sb.append('\n');
+        if (busy()) {
+            sb.append("**The machine was busy**: other processes competed for the cores during the run, so the times ")
+                    .append("(GC time, latency, throughput) are noisy, and G1 sizes its young generation from the pause ")
+                    .append("times it sees, so even the cycle counts of a variant that keeps much on the heap move between ")
+                    .append("runs. Compare variants within one run, or rerun on a quiet machine.\n\n");
+        }
 
         sb.append("## Results\n\n");
         sb.append("| item size | max entries | variant | GC cycles | GC time | p50 | p99 | throughput | heap peak | native |\n");
@@ -154,8 +172,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         sb.append("\n## All metrics\n\n");
         sb.append("| item size | max entries | variant | requests | seconds | hit ratio | entries | GC pauses | pause total "
                 + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | GC CPU | NMT committed "
-                + "| RSS peak | JVM life |\n");
-        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| RSS peak | JVM life | load |\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (VariantResult r : results) {
             if (!r.ok()) {
                 continue;
@@ -173,7 +191,9 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                     .append(Double.isNaN(r.gcCpuSeconds()) ? "n/a" : String.format(Locale.ROOT, "%.2f s", r.gcCpuSeconds()))
                     .append(" | ").append(r.nmtCommittedBytes() < 0 ? "off" : ByteSize.format(r.nmtCommittedBytes())).append(" | ")
                     .append(optionalBytes(r.rssPeakBytes())).append(" | ")
-                    .append(String.format(Locale.ROOT, "%.1f s", r.jvmSeconds())).append(" |\n");
+                    .append(String.format(Locale.ROOT, "%.1f s", r.jvmSeconds())).append(" | ")
+                    .append(Double.isNaN(r.loadAverage()) ? "n/a" : String.format(Locale.ROOT, "%.1f", r.loadAverage()))
+                    .append(" |\n");
         }
         sb.append("\nCaches: ");
         List<String> seen = new ArrayList<>();

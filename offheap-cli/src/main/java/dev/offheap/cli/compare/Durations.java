@@ -5,7 +5,10 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses and prints the durations of the command line: {@code 200us}, {@code 5ms}, {@code 30s}, {@code 2m}. */
+/**
+ * Parses and prints the durations of the command line: {@code 200us}, {@code 5ms}, {@code 30s}, {@code 2m}.
+ * Thread-safe: stateless.
+ */
 public final class Durations {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|min|h)");
 

@@ -86,12 +86,13 @@ public final class JvmMetrics implements AutoCloseable {
      * @param heapAfterGcMaxBytes the highest heap use right after a GC (-1 if none ran)
      * @param cpuSeconds process CPU time, all threads
      * @param gcCpuSeconds CPU time of the JVM's GC threads (NaN where /proc is not there)
+     * @param loadAverage the machine's load average over the last minute at the end, or negative if unknown
      * @param collectors names of the collector beans counted
      * @param jfrProblem why JFR pauses are missing, or null
      */
     public record Snapshot(double seconds, long gcCycles, double gcTimeMillis, long pauseCount, double pauseTotalMillis,
             double pauseMaxMillis, long heapPeakBytes, long heapAfterGcMaxBytes, double cpuSeconds, double gcCpuSeconds,
-            String collectors, String jfrProblem) {
+            double loadAverage, String collectors, String jfrProblem) {
     }
 
     /** @param nmt whether the JVM runs with {@code -XX:NativeMemoryTracking=summary}, so NMT can be read */
@@ -177,7 +178,7 @@ public final class JvmMetrics implements AutoCloseable {
         }
         String names = cycleBeans.stream().map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
         return new Snapshot(nanos / 1e9, cycles, millis, pauseCount, pauseTotal, pauseMax, heapPeak.get(),
-                heapAfterGcMax.get(), cpu / 1e9, gcCpu, names, jfrProblem);
+                heapAfterGcMax.get(), cpu / 1e9, gcCpu, os.getSystemLoadAverage(), names, jfrProblem);
     }
 
     /**

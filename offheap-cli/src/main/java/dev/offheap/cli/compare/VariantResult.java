@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * What one variant measured at one setting, or why it failed. Byte counts are -1 and times NaN where
- * a number is not known (a failed run; NMT off; no GC in the measured phase).
+ * a number is not known (a failed run; NMT off; no GC in the measured phase). Immutable.
  *
  * @param variant the variant's label
  * @param valueSize description size in bytes
@@ -34,6 +34,8 @@ import java.util.Map;
  * @param entries entries cached at the end
  * @param cpuSeconds process CPU time in the measured phase, all threads
  * @param gcCpuSeconds CPU time of the GC threads in the measured phase (NaN where /proc is not there)
+ * @param loadAverage the machine's 1-minute load average at the end of the measured phase (NaN if unknown):
+ *                    above the core count, other processes competed for the cores and times are noisy
  * @param collectors the GC beans counted
  * @param cache the cache's description
  * @param store the store's description
@@ -44,7 +46,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         double pauseMaxMillis, long heapPeakBytes, long heapAfterGcBytes, long heapLiveBytes, long heapMaxBytes,
         long cacheNativeBytes, long nmtCommittedBytes, long rssPeakBytes, double p50Micros, double p99Micros,
         double p999Micros, double maxMicros, double hitRatio, long entries, double cpuSeconds, double gcCpuSeconds,
-        String collectors,
+        double loadAverage, String collectors,
         String cache, String store, double jvmSeconds) {
 
     /** @return whether the run produced numbers */
@@ -63,7 +65,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
     public static VariantResult failed(String variant, int valueSize, int maxEntries, String failure, double jvmSeconds) {
         double nan = Double.NaN;
         return new VariantResult(variant, valueSize, maxEntries, failure, 0, nan, nan, -1, nan, -1, nan, nan, -1, -1, -1,
-                -1, -1, -1, -1, nan, nan, nan, nan, nan, -1, nan, nan, "", "", "", jvmSeconds);
+                -1, -1, -1, -1, nan, nan, nan, nan, nan, -1, nan, nan, nan, "", "", "", jvmSeconds);
     }
 
     /**
@@ -74,7 +76,8 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         return new VariantResult(variant, valueSize, maxEntries, failure, requests, seconds, throughput, gcCycles,
                 gcTimeMillis, pauseCount, pauseTotalMillis, pauseMaxMillis, heapPeakBytes, heapAfterGcBytes,
                 heapLiveBytes, heapMaxBytes, cacheNativeBytes, nmtCommittedBytes, rssPeakBytes, p50Micros, p99Micros,
-                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, gcCpuSeconds, collectors, cache, store, jvmSeconds);
+                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, gcCpuSeconds, loadAverage, collectors, cache, store,
+                jvmSeconds);
     }
 
     /** @return the fields by name, in declaration order, for JSON */

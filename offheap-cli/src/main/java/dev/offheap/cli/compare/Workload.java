@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * One measured setting of one variant, as the parent passes it to the variant's JVM: what to cache,
- * how to load it, and how to drive it.
+ * how to load it, and how to drive it. Immutable.
  *
  * @param variant the cache
  * @param valueSize description size in bytes, 1 or more

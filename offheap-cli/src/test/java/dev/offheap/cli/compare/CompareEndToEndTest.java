@@ -49,6 +49,7 @@ class CompareEndToEndTest {
             assertThat(v.heapMaxBytes()).isEqualTo(64L << 20);
             assertThat(v.cpuSeconds()).isPositive();
             assertThat(v.gcCpuSeconds()).isNotNegative().isLessThanOrEqualTo(v.cpuSeconds() + 0.02);
+            assertThat(v.loadAverage()).isNotNegative();
             assertThat(v.pauseCount()).isNotNegative();
             assertThat(v.store()).contains("H2 database");
             if (v.variant().equals("on-heap")) {
@@ -62,7 +63,8 @@ class CompareEndToEndTest {
             assertThat(md).containsPattern("\\| 4,000 B \\| 50 \\| " + variant + " \\| \\d+ \\| \\d+\\.\\d{3} s \\| [\\d.]+ (us|ms) "
                     + "\\| [\\d.]+ (us|ms) \\| [\\d,]+ rps \\|");
         }
-        assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("## The seed's numbers");
+        assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("## The seed's numbers")
+                .containsPattern("\\| machine load \\| 1-minute load average up to [\\d.]+ on \\d+ cores");
         for (String png : List.of("compare-throughput.png", "compare-p99.png", "compare-gc-time.png")) {
             assertThat(Files.readAllBytes(out.resolve(png))).hasSizeGreaterThan(1000).startsWith(0x89, 'P', 'N', 'G');
         }
@@ -144,9 +146,30 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void theReportSaysWhenTheMachineWasBusy() throws Exception {
+        dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
+                "8 GiB", "Linux", "JDK 25", "compare");
+        for (double load : new double[] {0.5, 9.0}) {
+            VariantResult r = new VariantResult("on-heap", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80,
+                    1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, load, "G1 Young Generation", "Caffeine",
+                    "memory", 2.0);
+            CompareReport report = new CompareReport(CompareOptions.parse(List.of()), "1024m", machine, "memory",
+                    List.of(r), List.of());
+            assertThat(report.busy()).isEqualTo(load > 2);
+            assertThat(report.markdown()).contains(String.format(java.util.Locale.ROOT,
+                    "| machine load | 1-minute load average up to %.1f on 2 cores", load));
+            if (load > 2) {
+                assertThat(report.markdown()).contains("**The machine was busy**");
+            } else {
+                assertThat(report.markdown()).doesNotContain("busy");
+            }
+        }
+    }
+
+    @Test
     void resultsSurviveJson() {
         VariantResult r = new VariantResult("ohc", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80, 1000,
-                50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, "G1 Young Generation", "OHC", "memory", 2.0);
+                50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 1.5, "G1 Young Generation", "OHC", "memory", 2.0);
         Map<?, ?> parsed = (Map<?, ?>) Json.parse(JsonWriter.write(r.toMap()));
         assertThat(VariantResult.fromMap(parsed)).isEqualTo(r);
         VariantResult failed = VariantResult.failed("on-heap", 100, 5, "crashed", 1.0);
