@@ -178,8 +178,9 @@ public final class CompareCommand implements Command {
         out.print(report.table());
         report.ratioLines().forEach(l -> out.println(l));
         if (report.busy()) {
-            out.println("offheap compare: note: the machine was busy (load average above " + info.cores()
-                    + " cores): times are noisy; see report.md");
+            out.println("offheap compare: note: other processes used more than "
+                    + Math.round(100 * CompareReport.BUSY_SHARE) + "% of the CPU during the run: times are noisy; see "
+                    + md);
         }
         List<Path> files = new ArrayList<>(List.of(md, json));
         files.addAll(charts);

@@ -95,9 +95,12 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         return lines;
     }
 
-    /** @return whether any variant's measured phase ended with more runnable work than the machine has cores */
+    /** Other processes' share of the CPU above which the report says the machine was busy. */
+    static final double BUSY_SHARE = 0.10;
+
+    /** @return whether other processes used more than {@value #BUSY_SHARE} of the CPU in any measured phase */
     public boolean busy() {
-        return results.stream().filter(VariantResult::ok).anyMatch(r -> r.loadAverage() > run.cores());
+        return results.stream().filter(VariantResult::ok).anyMatch(r -> r.othersCpuShare() > BUSY_SHARE);
     }
 
     private Optional<VariantResult> baseline(VariantResult r) {
@@ -131,11 +134,11 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                 .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
                         : "twice the max entries").append(" (seed ").append(options.seed()).append(") |\n");
         sb.append("| store | ").append(storeDescription).append(" |\n");
-        double maxLoad = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::loadAverage)
+        double maxOthers = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::othersCpuShare)
                 .filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
-        if (!Double.isNaN(maxLoad)) {
-            sb.append(String.format(Locale.ROOT, "| machine load | 1-minute load average up to %.1f on %d cores at the end "
-                    + "of the measured phases |%n", maxLoad, run.cores()));
+        if (!Double.isNaN(maxOthers)) {
+            sb.append(String.format(Locale.ROOT, "| other processes | used up to %.0f%% of the machine's %d cores during "
+                    + "the measured phases |%n", 100 * maxOthers, run.cores()));
         }
         sb.append('\n');
         if (busy()) {
@@ -172,7 +175,7 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         sb.append("\n## All metrics\n\n");
         sb.append("| item size | max entries | variant | requests | seconds | hit ratio | entries | GC pauses | pause total "
                 + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | GC CPU | NMT committed "
-                + "| RSS peak | JVM life | load |\n");
+                + "| RSS peak | JVM life | other processes' CPU |\n");
         sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (VariantResult r : results) {
             if (!r.ok()) {
@@ -192,7 +195,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                     .append(" | ").append(r.nmtCommittedBytes() < 0 ? "off" : ByteSize.format(r.nmtCommittedBytes())).append(" | ")
                     .append(optionalBytes(r.rssPeakBytes())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f s", r.jvmSeconds())).append(" | ")
-                    .append(Double.isNaN(r.loadAverage()) ? "n/a" : String.format(Locale.ROOT, "%.1f", r.loadAverage()))
+                    .append(Double.isNaN(r.othersCpuShare()) ? "n/a"
+                            : String.format(Locale.ROOT, "%.0f%%", 100 * r.othersCpuShare()))
                     .append(" |\n");
         }
         sb.append("\nCaches: ");

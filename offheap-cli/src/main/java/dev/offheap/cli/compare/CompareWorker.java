@@ -109,7 +109,7 @@ public final class CompareWorker {
                     micros(all.getValueAtPercentile(50)), micros(all.getValueAtPercentile(99)),
                     micros(all.getValueAtPercentile(99.9)), micros(all.getMaxValue()),
                     requests == 0 ? Double.NaN : 1.0 - (double) loads / requests, entries, s.cpuSeconds(), s.gcCpuSeconds(),
-                    s.loadAverage() < 0 ? Double.NaN : s.loadAverage(), s.collectors(),
+                    s.othersCpuShare(), s.collectors(),
                     cache.describe(), store.describe(), Double.NaN);
         }
     }

@@ -66,6 +66,7 @@ public final class JvmMetrics implements AutoCloseable {
     private long gcMillisBefore;
     private long cpuBefore;
     private Map<String, Long> gcThreadTicksBefore;
+    private long[] machineTicksBefore;
     private long nanosBefore;
     private Instant measureStart;
 
@@ -86,13 +87,14 @@ public final class JvmMetrics implements AutoCloseable {
      * @param heapAfterGcMaxBytes the highest heap use right after a GC (-1 if none ran)
      * @param cpuSeconds process CPU time, all threads
      * @param gcCpuSeconds CPU time of the JVM's GC threads (NaN where /proc is not there)
-     * @param loadAverage the machine's load average over the last minute at the end, or negative if unknown
+     * @param othersCpuShare the share of the machine's CPU capacity that other processes used during the
+     *                       measured phase, 0 to 1 (NaN where /proc/stat is not there)
      * @param collectors names of the collector beans counted
      * @param jfrProblem why JFR pauses are missing, or null
      */
     public record Snapshot(double seconds, long gcCycles, double gcTimeMillis, long pauseCount, double pauseTotalMillis,
             double pauseMaxMillis, long heapPeakBytes, long heapAfterGcMaxBytes, double cpuSeconds, double gcCpuSeconds,
-            double loadAverage, String collectors, String jfrProblem) {
+            double othersCpuShare, String collectors, String jfrProblem) {
     }
 
     /** @param nmt whether the JVM runs with {@code -XX:NativeMemoryTracking=summary}, so NMT can be read */
@@ -146,6 +148,7 @@ public final class JvmMetrics implements AutoCloseable {
         gcMillisBefore = gcMillis();
         cpuBefore = os.getProcessCpuTime();
         gcThreadTicksBefore = gcThreadTicks();
+        machineTicksBefore = machineTicks();
         measureStart = Instant.now();
         nanosBefore = System.nanoTime();
         measuring = true;
@@ -163,6 +166,13 @@ public final class JvmMetrics implements AutoCloseable {
         long millis = gcMillis() - gcMillisBefore;
         long cpu = os.getProcessCpuTime() - cpuBefore;
         double gcCpu = gcCpuSeconds(gcThreadTicksBefore, gcThreadTicks());
+        long[] machine = machineTicks();
+        double othersShare = Double.NaN;
+        if (machine != null && machineTicksBefore != null) {
+            double machineBusySeconds = (machine[0] - machineTicksBefore[0]) / TICKS_PER_SECOND;
+            double capacity = nanos / 1e9 * os.getAvailableProcessors();
+            othersShare = Math.max(0, Math.min(1, (machineBusySeconds - cpu / 1e9) / capacity));
+        }
         Instant end = Instant.now();
         long pauseCount = -1;
         double pauseTotal = Double.NaN;
@@ -178,7 +188,7 @@ public final class JvmMetrics implements AutoCloseable {
         }
         String names = cycleBeans.stream().map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
         return new Snapshot(nanos / 1e9, cycles, millis, pauseCount, pauseTotal, pauseMax, heapPeak.get(),
-                heapAfterGcMax.get(), cpu / 1e9, gcCpu, os.getSystemLoadAverage(), names, jfrProblem);
+                heapAfterGcMax.get(), cpu / 1e9, gcCpu, othersShare, names, jfrProblem);
     }
 
     /**
@@ -236,6 +246,26 @@ public final class JvmMetrics implements AutoCloseable {
             return Map.of();
         }
         return ticks;
+    }
+
+    /**
+     * @return the machine's busy CPU ticks so far, all cores (user, nice, system, irq, softirq, steal:
+     *         everything in the first line of /proc/stat but idle and iowait), or null where it is not there
+     */
+    static long[] machineTicks() {
+        try {
+            String cpu = Files.readAllLines(Path.of("/proc/stat")).getFirst();
+            String[] f = cpu.trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < Math.min(f.length, 9); i++) {
+                if (i != 4 && i != 5) { // idle, iowait
+                    busy += Long.parseLong(f[i]);
+                }
+            }
+            return new long[] {busy};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** @return the GC threads' CPU seconds between two {@link #gcThreadTicks()}, or NaN if /proc was not read */

@@ -34,8 +34,9 @@ import java.util.Map;
  * @param entries entries cached at the end
  * @param cpuSeconds process CPU time in the measured phase, all threads
  * @param gcCpuSeconds CPU time of the GC threads in the measured phase (NaN where /proc is not there)
- * @param loadAverage the machine's 1-minute load average at the end of the measured phase (NaN if unknown):
- *                    above the core count, other processes competed for the cores and times are noisy
+ * @param othersCpuShare the share of the machine's CPU capacity other processes used during the measured
+ *                       phase, 0 to 1 (NaN if unknown): above a few percent, they competed for the cores and
+ *                       times are noisy
  * @param collectors the GC beans counted
  * @param cache the cache's description
  * @param store the store's description
@@ -46,7 +47,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         double pauseMaxMillis, long heapPeakBytes, long heapAfterGcBytes, long heapLiveBytes, long heapMaxBytes,
         long cacheNativeBytes, long nmtCommittedBytes, long rssPeakBytes, double p50Micros, double p99Micros,
         double p999Micros, double maxMicros, double hitRatio, long entries, double cpuSeconds, double gcCpuSeconds,
-        double loadAverage, String collectors,
+        double othersCpuShare, String collectors,
         String cache, String store, double jvmSeconds) {
 
     /** @return whether the run produced numbers */
@@ -76,7 +77,7 @@ public record VariantResult(String variant, int valueSize, int maxEntries, Strin
         return new VariantResult(variant, valueSize, maxEntries, failure, requests, seconds, throughput, gcCycles,
                 gcTimeMillis, pauseCount, pauseTotalMillis, pauseMaxMillis, heapPeakBytes, heapAfterGcBytes,
                 heapLiveBytes, heapMaxBytes, cacheNativeBytes, nmtCommittedBytes, rssPeakBytes, p50Micros, p99Micros,
-                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, gcCpuSeconds, loadAverage, collectors, cache, store,
+                p999Micros, maxMicros, hitRatio, entries, cpuSeconds, gcCpuSeconds, othersCpuShare, collectors, cache, store,
                 jvmSeconds);
     }
 

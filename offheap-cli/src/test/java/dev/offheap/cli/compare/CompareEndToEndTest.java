@@ -49,7 +49,7 @@ class CompareEndToEndTest {
             assertThat(v.heapMaxBytes()).isEqualTo(64L << 20);
             assertThat(v.cpuSeconds()).isPositive();
             assertThat(v.gcCpuSeconds()).isNotNegative().isLessThanOrEqualTo(v.cpuSeconds() + 0.02);
-            assertThat(v.loadAverage()).isNotNegative();
+            assertThat(v.othersCpuShare()).isBetween(0.0, 1.0);
             assertThat(v.pauseCount()).isNotNegative();
             assertThat(v.store()).contains("H2 database");
             if (v.variant().equals("on-heap")) {
@@ -64,7 +64,7 @@ class CompareEndToEndTest {
                     + "\\| [\\d.]+ (us|ms) \\| [\\d,]+ rps \\|");
         }
         assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("## The seed's numbers")
-                .containsPattern("\\| machine load \\| 1-minute load average up to [\\d.]+ on \\d+ cores");
+                .containsPattern("\\| other processes \\| used up to \\d+% of the machine's \\d+ cores");
         for (String png : List.of("compare-throughput.png", "compare-p99.png", "compare-gc-time.png")) {
             assertThat(Files.readAllBytes(out.resolve(png))).hasSizeGreaterThan(1000).startsWith(0x89, 'P', 'N', 'G');
         }
@@ -149,16 +149,16 @@ class CompareEndToEndTest {
     void theReportSaysWhenTheMachineWasBusy() throws Exception {
         dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
                 "8 GiB", "Linux", "JDK 25", "compare");
-        for (double load : new double[] {0.5, 9.0}) {
+        for (double others : new double[] {0.02, 0.6}) {
             VariantResult r = new VariantResult("on-heap", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80,
-                    1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, load, "G1 Young Generation", "Caffeine",
+                    1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, others, "G1 Young Generation", "Caffeine",
                     "memory", 2.0);
             CompareReport report = new CompareReport(CompareOptions.parse(List.of()), "1024m", machine, "memory",
                     List.of(r), List.of());
-            assertThat(report.busy()).isEqualTo(load > 2);
+            assertThat(report.busy()).isEqualTo(others > 0.1);
             assertThat(report.markdown()).contains(String.format(java.util.Locale.ROOT,
-                    "| machine load | 1-minute load average up to %.1f on 2 cores", load));
-            if (load > 2) {
+                    "| other processes | used up to %.0f%% of the machine's 2 cores", 100 * others));
+            if (others > 0.1) {
                 assertThat(report.markdown()).contains("**The machine was busy**");
             } else {
                 assertThat(report.markdown()).doesNotContain("busy");
