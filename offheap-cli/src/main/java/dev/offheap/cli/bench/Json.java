@@ -6,11 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader, enough for JMH's result files: objects become {@link LinkedHashMap}s (key
+ * A small JSON reader, enough for JMH's result files and the results of {@code offheap compare}'s
+ * variant JVMs: objects become {@link LinkedHashMap}s (key
  * order kept), arrays {@link List}s, numbers {@link Double}s, and {@code true/false/null} the Java
- * values. The CLI carries no JSON library for this one file format.
+ * values. The CLI carries no JSON library for these file formats. Thread-safe: each parse has its own state.
  */
-final class Json {
+public final class Json {
     private final String text;
     private int pos;
 
@@ -25,7 +26,7 @@ final class Json {
      * @return the value: a Map, List, String, Double, Boolean or null
      * @throws IllegalArgumentException if the text is not JSON, with the offset of the problem
      */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Json json = new Json(text);
         json.skipWhitespace();
         Object value = json.value();

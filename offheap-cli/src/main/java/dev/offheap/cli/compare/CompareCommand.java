@@ -1,0 +1,249 @@
+package dev.offheap.cli.compare;
+
+import dev.offheap.cli.BenchCommand;
+import dev.offheap.cli.Command;
+import dev.offheap.cli.CommandException;
+import dev.offheap.cli.UsageException;
+import dev.offheap.cli.bench.RunInfo;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * {@code offheap compare}: does off-heap pay for my workload? Runs the seed's offer service with each
+ * cache variant in its own JVM, at every setting of the sweep, and writes the seed's table, a markdown
+ * report, JSON and charts. One run at a time per instance; the variants run one after the other.
+ */
+public final class CompareCommand implements Command {
+    private final Function<Variant, List<String>> extraJvmOptions;
+
+    /** The command as {@code bin/offheap} runs it. */
+    public CompareCommand() {
+        this(v -> List.of());
+    }
+
+    /**
+     * @param extraJvmOptions more JVM options for a variant's JVM (tests use it to make one fail)
+     */
+    public CompareCommand(Function<Variant, List<String>> extraJvmOptions) {
+        this.extraJvmOptions = extraJvmOptions;
+    }
+
+    @Override
+    public String name() {
+        return "compare";
+    }
+
+    @Override
+    public String summary() {
+        return "does off-heap pay for my workload? on-heap vs off-heap caches, GC, latency, throughput";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: offheap compare [--value-size B1,B2..] [--max-entries N1,N2..] [--variants V1,V2..]
+                                       [--threads N] [--requests N | --duration D] [--warmup N] [--keys N]
+                                       [--heap SIZE] [--gc g1|zgc|parallel] [--loader db|memory] [--latency D]
+                                       [--db DIR] [--out DIR] [--seed N] [--nmt] [--timeout D] [--dry-run]
+                """;
+    }
+
+    @Override
+    public String help() {
+        return usage() + """
+
+                Runs the seed's offer service (offers by id, a cache in front of a store, misses loaded
+                from the store) with each cache variant in its own JVM, same heap and collector for all,
+                and measures the measured phase: GC cycles and time, the longest GC pause, heap peak and
+                after GC, native memory, request latency p50/p99/p99.9/max, throughput, hit ratio, CPU time.
+                A list of value sizes or max entries runs every combination.
+
+                Variants: on-heap (Caffeine), off-heap (this project's cache), ohc (OHC, the seed's); and, on
+                request, off-heap-read (this project's cache, hits read in place instead of copied out).
+
+                Options (defaults: the seed's 100,000-byte values, 5,000 entries, 10 threads):
+                  --value-size LIST   description sizes in bytes, e.g. 100000,200000,300000 (k = 1024)
+                  --max-entries LIST  cache bounds in entries, e.g. 5000,10000,15000
+                  --variants LIST     which variants, in this order (default on-heap,off-heap,ohc)
+                  --threads N         request threads (default 10)
+                  --requests N        measured requests, all threads together (default 200000)
+                  --duration D        or measure for a time instead, e.g. 30s
+                  --warmup N          requests before measuring (default 20000)
+                  --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)
+                  --heap SIZE         -Xmx and -Xms of every variant JVM, e.g. 2g (default auto: 1.5 x the
+                                      largest on-heap cache + 256 MiB, at least 512 MiB)
+                  --gc NAME           g1 (default), zgc or parallel
+                  --loader NAME       db: an H2 database on local disk (default); memory: generated in
+                                      memory after --latency (default 200us)
+                  --db DIR            the database folder (default ~/.cache/offheap/compare, or under
+                                      $XDG_CACHE_HOME); created and filled on first use, rebuilt if corrupt
+                  --out DIR           output folder (default ./offheap-results/compare)
+                  --seed N            random seed of the request ids (default 42)
+                  --nmt               run the variant JVMs with native memory tracking and report its total
+                  --timeout D         kill a variant JVM that runs longer (default 10m)
+                  --dry-run           print the plan and the variant JVMs' command lines, run nothing
+                  -h, --help          this help
+
+                Writes to the output folder: report.md (tables, ratios, the seed's numbers), results.json,
+                compare-throughput.png, compare-p99.png, compare-gc-time.png, and logs/ with each JVM's output.
+                Exit code 1 if a variant failed (it is shown as failed; the others still run).
+                """;
+    }
+
+    @Override
+    public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
+        CompareOptions o = CompareOptions.parse(argv);
+        long heap = o.effectiveHeap();
+        VariantLauncher launcher = new VariantLauncher(heap, o.collector(), o.timeout(), extraJvmOptions);
+        int settings = o.valueSizes().size() * o.maxEntries().size();
+        int total = settings * o.variants().size();
+        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, -Xmx%s, %s, %d threads, %s after %,d "
+                + "warmup requests; results to %s%n", o.variants().size(), o.variants().size() == 1 ? "" : "s", settings,
+                settings == 1 ? "" : "s", launcher.heapOption(), o.collector().label(), o.threads(),
+                o.duration() != null ? Durations.format(o.duration()) + " measured"
+                        : String.format(Locale.ROOT, "%,d measured requests", o.requests()),
+                o.warmupRequests(), o.out());
+        if (o.dryRun()) {
+            for (int size : o.valueSizes()) {
+                for (int entries : o.maxEntries()) {
+                    for (Variant v : o.variants()) {
+                        Workload w = o.workload(v, size, entries);
+                        String name = fileName(w);
+                        out.println("  " + String.join(" ", launcher.command(w, o.out().resolve("logs").resolve(name
+                                + ".json"), o.out().resolve("logs").resolve(name + "-hs_err.log"))));
+                    }
+                }
+            }
+            return;
+        }
+        try {
+            Files.createDirectories(o.out());
+        } catch (IOException e) {
+            throw new CommandException("cannot create the output folder " + o.out() + ": " + e, e);
+        }
+        String store = prepareStore(o, out);
+        RunInfo info = RunInfo.current(System.getProperty(BenchCommand.COMMAND_PROPERTY, "offheap") + " compare "
+                + quoted(argv), "compare");
+        List<VariantResult> results = new ArrayList<>();
+        Path logs = o.out().resolve("logs");
+        int n = 0;
+        for (int size : o.valueSizes()) {
+            for (int entries : o.maxEntries()) {
+                for (Variant v : o.variants()) {
+                    Workload w = o.workload(v, size, entries);
+                    out.printf(Locale.ROOT, "[%d/%d] %,d B, %,d entries, %s:", ++n, total, size, entries, v.label());
+                    out.flush();
+                    Progress progress = new Progress(out);
+                    VariantResult r;
+                    try {
+                        r = launcher.run(w, logs, fileName(w), progress::update);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new CommandException("interrupted while " + v.label() + " ran", e);
+                    }
+                    results.add(r);
+                    if (r.ok()) {
+                        out.printf(Locale.ROOT, " done in %.1f s: %s, GC %d cycles %s, p99 %s%n", r.jvmSeconds(),
+                                CompareReport.rate(r.throughput()), r.gcCycles(),
+                                CompareReport.seconds(r.gcTimeMillis() / 1e3), CompareReport.latency(r.p99Micros()));
+                    } else {
+                        out.printf(Locale.ROOT, " FAILED after %.1f s: %s%n", r.jvmSeconds(), r.failure());
+                    }
+                }
+            }
+        }
+        List<Path> charts = new ArrayList<>();
+        try {
+            charts.addAll(CompareCharts.write(results, o.out()));
+        } catch (IOException | RuntimeException | LinkageError | java.awt.AWTError e) {
+            err.println("offheap compare: warning: could not draw the charts (" + e + "); the report has the numbers");
+        }
+        CompareReport report = new CompareReport(o, launcher.heapOption(), info, store, results,
+                charts.stream().map(p -> p.getFileName().toString()).toList());
+        Path md = o.out().resolve("report.md");
+        Path json = o.out().resolve("results.json");
+        try {
+            Files.writeString(md, report.markdown());
+            Files.writeString(json, JsonWriter.write(report.json()));
+        } catch (IOException e) {
+            throw new CommandException("cannot write the report to " + o.out() + ": " + e, e);
+        }
+        out.println();
+        out.print(report.table());
+        report.ratioLines().forEach(l -> out.println(l));
+        if (report.busy()) {
+            out.println("offheap compare: note: other processes used more than "
+                    + Math.round(100 * CompareReport.BUSY_SHARE) + "% of the CPU during the run: times are noisy; see "
+                    + md);
+        }
+        List<Path> files = new ArrayList<>(List.of(md, json));
+        files.addAll(charts);
+        out.println("offheap: wrote " + String.join(", ", files.stream().map(Path::toString).toList()));
+        long failed = results.stream().filter(r -> !r.ok()).count();
+        if (failed > 0) {
+            throw new CommandException(failed + " of " + results.size() + " variant runs failed (shown as FAILED "
+                    + "above and in " + md + "; their output is in " + logs + ")");
+        }
+    }
+
+    /** Creates or completes the database before any variant runs, so no variant's time includes filling it. */
+    private static String prepareStore(CompareOptions o, PrintStream out) throws CommandException {
+        if (o.loader() == Workload.Loader.MEMORY) {
+            return "in-memory loader, " + Durations.format(o.latency()) + " per load (at least: the thread parks)";
+        }
+        long offers = o.keys() != 0 ? o.keys() : 2L * o.maxEntries().stream().mapToInt(Integer::intValue).max().orElse(1);
+        try (H2OfferStore s = H2OfferStore.open(o.db(), offers, o.valueSizes().getFirst(), 1,
+                m -> out.println("offheap compare: " + m))) {
+            return s.describe() + " (" + String.format(Locale.ROOT, "%,d", offers) + " offers of "
+                    + Offers.TEXT_BYTES + " bytes of text, expanded to the item size)";
+        } catch (IllegalStateException e) {
+            throw new CommandException(e.getMessage(), e);
+        }
+    }
+
+    private static String fileName(Workload w) {
+        return w.valueSize() + "-" + w.maxEntries() + "-" + w.variant().label();
+    }
+
+    private static String quoted(List<String> argv) {
+        List<String> parts = new ArrayList<>();
+        for (String a : argv) {
+            parts.add(a.matches("[A-Za-z0-9_./=,:@%+-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return String.join(" ", parts);
+    }
+
+    /** Prints a variant's progress on its line: the phase when it starts, then every tenth of it. */
+    private static final class Progress {
+        private final PrintStream out;
+        private String phase = "";
+        private int tenths = -1;
+
+        Progress(PrintStream out) {
+            this.out = out;
+        }
+
+        synchronized void update(String newPhase, double fraction) {
+            if (newPhase.equals("done")) {
+                return;
+            }
+            if (!newPhase.equals(phase)) {
+                phase = newPhase;
+                tenths = -1;
+                out.print(" " + newPhase);
+            }
+            int t = (int) Math.floor(fraction * 10);
+            if (t > tenths && t > 0) {
+                tenths = t;
+                out.print(" " + t * 10 + "%");
+                out.flush();
+            }
+        }
+    }
+}

@@ -1,0 +1,348 @@
+package dev.offheap.cli.compare;
+
+import dev.offheap.cli.UsageException;
+import dev.offheap.memory.ByteSize;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The parsed command line of {@code offheap compare}. Lists (value sizes, max entries) run as a sweep:
+ * every value size with every max entries. Immutable.
+ *
+ * @param valueSizes description sizes in bytes
+ * @param maxEntries cache bounds in entries
+ * @param variants the variants, in the order they run
+ * @param threads request threads
+ * @param requests measured requests (all threads), or 0 with {@code duration}
+ * @param duration the measured phase's length, or null with {@code requests}
+ * @param warmupRequests requests before the measured phase
+ * @param keys the key space, or 0 for twice each setting's max entries
+ * @param heap the variant JVMs' -Xmx and -Xms in bytes, or 0 for {@link #autoHeap(List, List)}
+ * @param collector the garbage collector
+ * @param loader where misses load from
+ * @param latency the in-memory loader's latency
+ * @param db the database folder
+ * @param out the output folder
+ * @param seed the random seed
+ * @param nmt whether the variant JVMs track native memory
+ * @param timeout how long one variant JVM may run before it is killed
+ * @param dryRun print the plan and run nothing
+ */
+public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries, List<Variant> variants, int threads,
+        long requests, Duration duration, long warmupRequests, long keys, long heap, Collector collector,
+        Workload.Loader loader, Duration latency, Path db, Path out, long seed, boolean nmt, Duration timeout,
+        boolean dryRun) {
+
+    /** Default value size in bytes: the seed's 100,000-byte descriptions. */
+    public static final int DEFAULT_VALUE_SIZE = 100_000;
+    /** Default cache bound: the seed's 5,000 entries. */
+    public static final int DEFAULT_MAX_ENTRIES = 5_000;
+    /** Default request threads: the seed's 10. */
+    public static final int DEFAULT_THREADS = 10;
+    /**
+     * Default measured requests, all threads together: a measured phase of 10-30 seconds per variant on
+     * 2 cores, long enough that two runs agree on the GC ratios.
+     */
+    public static final long DEFAULT_REQUESTS = 200_000;
+    /** Default warmup requests: enough to fill the default cache (half of the requests miss) and compile. */
+    public static final long DEFAULT_WARMUP = 20_000;
+    /** Largest value size accepted: 64 MiB. */
+    public static final int MAX_VALUE_SIZE = 64 << 20;
+    /** Largest max entries accepted. */
+    public static final int MAX_ENTRIES = 10_000_000;
+
+    /** The garbage collectors the variant JVMs can run with. */
+    public enum Collector {
+        /** G1, the JDK's default. */
+        G1("g1", "-XX:+UseG1GC"),
+        /** ZGC (generational on JDK 25). */
+        ZGC("zgc", "-XX:+UseZGC"),
+        /** The parallel collector. */
+        PARALLEL("parallel", "-XX:+UseParallelGC");
+
+        private final String label;
+        private final String flag;
+
+        Collector(String label, String flag) {
+            this.label = label;
+            this.flag = flag;
+        }
+
+        /** @return the name on the command line */
+        public String label() {
+            return label;
+        }
+
+        /** @return the JVM flag that selects it */
+        public String flag() {
+            return flag;
+        }
+    }
+
+    /** @return the default database folder: $XDG_CACHE_HOME/offheap/compare, else ~/.cache/offheap/compare */
+    public static Path defaultDb() {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        return base.resolve("offheap").resolve("compare");
+    }
+
+    /**
+     * The heap each variant JVM gets unless {@code --heap} says otherwise: room for the on-heap cache of
+     * the largest setting one and a half times, plus 256 MiB for everything else, rounded up to 256 MiB,
+     * at least 512 MiB. The same heap for every variant and setting of a run.
+     *
+     * @param valueSizes the value sizes
+     * @param maxEntries the max entries
+     * @return the heap size in bytes
+     */
+    public static long autoHeap(List<Integer> valueSizes, List<Integer> maxEntries) {
+        long largest = (long) valueSizes.stream().mapToInt(Integer::intValue).max().orElse(DEFAULT_VALUE_SIZE)
+                * maxEntries.stream().mapToInt(Integer::intValue).max().orElse(DEFAULT_MAX_ENTRIES);
+        long quarter = 256L << 20;
+        long heap = largest * 3 / 2 + quarter;
+        heap = (heap + quarter - 1) / quarter * quarter;
+        return Math.max(512L << 20, heap);
+    }
+
+    /** @return the heap the variant JVMs get: {@code --heap}, or {@link #autoHeap(List, List)} */
+    public long effectiveHeap() {
+        return heap != 0 ? heap : autoHeap(valueSizes, maxEntries);
+    }
+
+    /**
+     * @param variant the variant
+     * @param valueSize one of the value sizes
+     * @param entries one of the max entries
+     * @return the workload of that variant at that setting
+     */
+    public Workload workload(Variant variant, int valueSize, int entries) {
+        return new Workload(variant, valueSize, entries, keys != 0 ? keys : 2L * entries, threads, warmupRequests,
+                requests, duration, loader, latency, db, seed, nmt);
+    }
+
+    /**
+     * Parses the arguments of {@code offheap compare}.
+     *
+     * @param argv the arguments after "compare"
+     * @return the options
+     * @throws UsageException if an option is unknown, lacks its value, or has a value that makes no sense
+     */
+    public static CompareOptions parse(List<String> argv) throws UsageException {
+        List<Integer> sizes = List.of(DEFAULT_VALUE_SIZE);
+        List<Integer> entries = List.of(DEFAULT_MAX_ENTRIES);
+        List<Variant> variants = Variant.defaults();
+        int threads = DEFAULT_THREADS;
+        Long requests = null;
+        Duration duration = null;
+        long warmup = DEFAULT_WARMUP;
+        long keys = 0;
+        long heap = 0;
+        Collector collector = Collector.G1;
+        Workload.Loader loader = Workload.Loader.DATABASE;
+        Duration latency = null;
+        Path db = null;
+        Path out = Path.of("offheap-results", "compare");
+        long seed = 42;
+        boolean nmt = false;
+        Duration timeout = Duration.ofMinutes(10);
+        boolean dryRun = false;
+        for (int i = 0; i < argv.size(); i++) {
+            String arg = argv.get(i);
+            String value = null;
+            if (arg.startsWith("--") && arg.contains("=")) {
+                value = arg.substring(arg.indexOf('=') + 1);
+                arg = arg.substring(0, arg.indexOf('='));
+            }
+            if (VALUE_OPTIONS.contains(arg) && value == null) {
+                value = next(argv, ++i, arg);
+            }
+            if (value != null) {
+                nonEmpty(arg, value);
+            }
+            switch (arg) {
+                case "--value-size", "--value-sizes", "-s" -> sizes = sizeList(arg, value,
+                        MAX_VALUE_SIZE);
+                case "--max-entries", "-e" -> entries = countList(arg, value, MAX_ENTRIES);
+                case "--variants", "--variant" -> variants = variantList(arg, value);
+                case "--threads", "-t" -> threads = (int) count(arg, value, 1, 1024);
+                case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
+                case "--duration", "-d" -> duration = duration(arg, value, false);
+                case "--warmup", "-w" -> warmup = count(arg, value, 0, Long.MAX_VALUE / 2);
+                case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
+                case "--heap" -> {
+                    String v = value;
+                    heap = v.equals("auto") ? 0 : size(arg, v, 16L << 20, 1L << 42);
+                }
+                case "--gc" -> {
+                    String v = value.toLowerCase(Locale.ROOT);
+                    collector = switch (v) {
+                        case "g1" -> Collector.G1;
+                        case "zgc", "z" -> Collector.ZGC;
+                        case "parallel" -> Collector.PARALLEL;
+                        default -> throw new UsageException("--gc: unknown collector '" + v
+                                + "' (collectors: g1, zgc, parallel)");
+                    };
+                }
+                case "--loader" -> {
+                    String v = value;
+                    loader = switch (v) {
+                        case "db", "database" -> Workload.Loader.DATABASE;
+                        case "memory" -> Workload.Loader.MEMORY;
+                        default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
+                    };
+                }
+                case "--latency" -> latency = duration(arg, value, true);
+                case "--db" -> db = Path.of(value);
+                case "--out", "-o" -> out = Path.of(value);
+                case "--seed" -> {
+                    String v = value;
+                    try {
+                        seed = Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        throw new UsageException("--seed: expected a whole number, got '" + v + "'");
+                    }
+                }
+                case "--timeout" -> timeout = duration(arg, value, false);
+                case "--nmt" -> {
+                    noValue(arg, value);
+                    nmt = true;
+                }
+                case "--dry-run" -> {
+                    noValue(arg, value);
+                    dryRun = true;
+                }
+                default -> throw new UsageException(arg.startsWith("-") ? "unknown option '" + argv.get(i) + "'"
+                        : "unexpected argument '" + arg + "' (compare takes only options)");
+            }
+        }
+        if (requests != null && duration != null) {
+            throw new UsageException("--requests and --duration exclude each other: give one");
+        }
+        if (requests != null && requests < threads) {
+            throw new UsageException("--requests " + requests + " is fewer than --threads " + threads
+                    + ": every thread needs at least one request");
+        }
+        if (latency != null && loader != Workload.Loader.MEMORY) {
+            throw new UsageException("--latency applies to --loader memory only");
+        }
+        if (db != null && loader != Workload.Loader.DATABASE) {
+            throw new UsageException("--db applies to --loader db only");
+        }
+        return new CompareOptions(sizes, entries, variants, threads, duration != null ? 0 : requests != null ? requests
+                : DEFAULT_REQUESTS, duration, warmup, keys, heap, collector, loader,
+                latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : defaultDb(), out, seed, nmt,
+                timeout, dryRun);
+    }
+
+    /** The options that take a value. */
+    private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--value-size", "--value-sizes", "-s",
+            "--max-entries", "-e", "--variants", "--variant", "--threads", "-t", "--requests", "-n", "--duration", "-d",
+            "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
+            "--timeout");
+
+    private static String next(List<String> argv, int i, String option) throws UsageException {
+        if (i >= argv.size() || argv.get(i).startsWith("--")) {
+            throw new UsageException(option + " needs a value");
+        }
+        return argv.get(i);
+    }
+
+    private static void noValue(String option, String value) throws UsageException {
+        if (value != null) {
+            throw new UsageException(option + " takes no value");
+        }
+    }
+
+    private static String nonEmpty(String option, String value) throws UsageException {
+        if (value.isBlank()) {
+            throw new UsageException(option + " needs a non-empty value");
+        }
+        return value;
+    }
+
+    private static long count(String option, String text, long min, long max) throws UsageException {
+        long n;
+        try {
+            n = Long.parseLong(text.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '"
+                    + text + "'");
+        }
+        if (n < min || n > max) {
+            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
+        }
+        return n;
+    }
+
+    private static long size(String option, String text, long min, long max) throws UsageException {
+        long n;
+        try {
+            n = ByteSize.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + ": expected a size in bytes such as 100000, 64k or 2g, got '" + text + "'");
+        }
+        if (n < min || n > max) {
+            throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
+                    + ByteSize.format(max) + ", got " + text + " (" + n + " bytes)");
+        }
+        return n;
+    }
+
+    private static List<Integer> sizeList(String option, String text, int max) throws UsageException {
+        List<Integer> list = new ArrayList<>();
+        for (String part : items(option, text)) {
+            list.add((int) size(option, part, 1, max));
+        }
+        return distinct(option, list);
+    }
+
+    private static List<Integer> countList(String option, String text, int max) throws UsageException {
+        List<Integer> list = new ArrayList<>();
+        for (String part : items(option, text)) {
+            list.add((int) count(option, part, 1, max));
+        }
+        return distinct(option, list);
+    }
+
+    private static List<Variant> variantList(String option, String text) throws UsageException {
+        List<Variant> list = new ArrayList<>();
+        for (String part : items(option, text)) {
+            Variant v = Variant.byLabel(part).orElseThrow(() -> new UsageException(option + ": unknown variant '"
+                    + part + "' (variants: " + Variant.labels() + ")"));
+            list.add(v);
+        }
+        return distinct(option, list);
+    }
+
+    private static List<String> items(String option, String text) throws UsageException {
+        List<String> parts = List.of(text.split(",", -1));
+        if (parts.stream().anyMatch(String::isBlank)) {
+            throw new UsageException(option + ": empty item in the list '" + text + "'");
+        }
+        return parts.stream().map(String::trim).toList();
+    }
+
+    private static <T> List<T> distinct(String option, List<T> list) throws UsageException {
+        if (new LinkedHashSet<>(list).size() != list.size()) {
+            throw new UsageException(option + ": the list " + list + " names a value twice");
+        }
+        return List.copyOf(list);
+    }
+
+    private static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
+        Duration d;
+        try {
+            d = Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + ": " + e.getMessage());
+        }
+        if (!zeroAllowed && d.isZero()) {
+            throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
+        }
+        return d;
+    }
+}

@@ -1,0 +1,317 @@
+package dev.offheap.cli.compare;
+
+import dev.offheap.cli.bench.RunInfo;
+import dev.offheap.memory.ByteSize;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The results of a compare run as the seed's table (printed), a markdown report and a JSON document.
+ * Immutable.
+ *
+ * @param options the run's options
+ * @param heapOption the variant JVMs' -Xmx/-Xms as given to them, e.g. {@code 1024m}
+ * @param run where and how the run happened
+ * @param storeDescription what the misses loaded from
+ * @param results one per variant and setting, in run order
+ * @param charts the chart files' names, relative to the report
+ */
+public record CompareReport(CompareOptions options, String heapOption, RunInfo run, String storeDescription,
+        List<VariantResult> results, List<String> charts) {
+
+    /** The seed's table for 200,000-byte items, for the report: variant, GC cycles, GC time (s), median (ms), rps. */
+    static final String SEED_TABLE = """
+            | Cached item size | Variant | GC cycles | GC time | Request time (median) | Throughput |
+            |---|---|---|---|---|---|
+            | 100,000 B | on-heap (Caffeine) | 40 | 0.212 s | 171 ms | 83.2 rps |
+            | 100,000 B | off-heap (OHC) | 13 | 0.108 s | 179 ms | 78.1 rps |
+            | 200,000 B | on-heap (Caffeine) | 84 | 0.453 s | 396 ms | 38.2 rps |
+            | 200,000 B | off-heap (OHC) | 19 | 0.182 s | 355 ms | 40.2 rps |
+            | 300,000 B | on-heap (Caffeine) | 114 | 0.6 s | 543 ms | 27.3 rps |
+            | 300,000 B | off-heap (OHC) | 27 | 0.185 s | 528 ms | 27.9 rps |
+            """;
+
+    /** @return the seed's columns, one line per variant and setting, as printed at the end of a run */
+    public String table() {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"item size", "entries", "variant", "GC cycles", "GC time", "p50", "p99", "throughput",
+            "heap peak", "native"});
+        for (VariantResult r : results) {
+            if (!r.ok()) {
+                rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
+                    "FAILED: " + r.failure()});
+                continue;
+            }
+            rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
+                Long.toString(r.gcCycles()), seconds(r.gcTimeMillis() / 1e3), latency(r.p50Micros()),
+                latency(r.p99Micros()), rate(r.throughput()), ByteSize.format(r.heapPeakBytes()),
+                ByteSize.format(r.cacheNativeBytes())});
+        }
+        int columns = rows.getFirst().length;
+        int[] width = new int[columns];
+        for (String[] row : rows) {
+            if (row.length == columns) {
+                for (int i = 0; i < columns; i++) {
+                    width[i] = Math.max(width[i], row[i].length());
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.length; i++) {
+                boolean left = i == 2 || row.length != columns && i == row.length - 1;
+                String cell = row[i];
+                String pad = " ".repeat(Math.max(0, width[i] - cell.length()));
+                line.append(i == 0 ? "" : "  ").append(left ? cell + pad : pad + cell);
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** @return ratio lines, one per setting and off-heap variant: how it compares to on-heap */
+    public List<String> ratioLines() {
+        List<String> lines = new ArrayList<>();
+        for (VariantResult r : results) {
+            if (r.variant().equals(Variant.ON_HEAP.label()) || !r.ok()) {
+                continue;
+            }
+            Optional<VariantResult> base = baseline(r);
+            if (base.isEmpty()) {
+                continue;
+            }
+            VariantResult b = base.get();
+            lines.add(String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time %s, GC CPU %s, "
+                    + "p99 %s, throughput %s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
+                    fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
+                    fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
+                    times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput())));
+        }
+        return lines;
+    }
+
+    /** Other processes' share of the CPU above which the report says the machine was busy. */
+    static final double BUSY_SHARE = 0.10;
+
+    /** @return whether other processes used more than {@value #BUSY_SHARE} of the CPU in any measured phase */
+    public boolean busy() {
+        return results.stream().filter(VariantResult::ok).anyMatch(r -> r.othersCpuShare() > BUSY_SHARE);
+    }
+
+    private Optional<VariantResult> baseline(VariantResult r) {
+        return results.stream().filter(b -> b.ok() && b.variant().equals(Variant.ON_HEAP.label())
+                && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
+    }
+
+    /** @return the markdown report */
+    public String markdown() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# offheap compare: on-heap against off-heap caches\n\n");
+        sb.append("The seed's experiment (an offer service with a cache in front of a store, driven by ")
+                .append(options.threads()).append(" threads): each variant ran in its own JVM with the same heap ")
+                .append("and collector. How the numbers are taken: `docs/compare.md`.\n\n");
+        sb.append("## Run\n\n");
+        sb.append("| | |\n|---|---|\n");
+        sb.append("| command | `").append(run.command()).append("` |\n");
+        sb.append("| date | ").append(run.date()).append(" |\n");
+        sb.append("| machine | ").append(run.cpu()).append(", ").append(run.cores()).append(" cores, ")
+                .append(run.memory()).append(", ").append(run.os()).append(" |\n");
+        sb.append("| JDK | ").append(run.jdk()).append(" |\n");
+        sb.append("| JVM per variant | `-Xmx").append(heapOption).append(" -Xms").append(heapOption).append(' ')
+                .append(options.collector().flag()).append(" --enable-native-access=ALL-UNNAMED")
+                .append(" -XX:+ExitOnOutOfMemoryError").append(options.nmt() ? " -XX:NativeMemoryTracking=summary" : "")
+                .append("`; OHC also `").append(String.join(" ", Variant.OHC.jvmOptions())).append("` |\n");
+        sb.append("| workload | ").append(options.threads()).append(" threads; ")
+                .append(options.duration() != null ? "measured for " + Durations.format(options.duration())
+                        : String.format(Locale.ROOT, "%,d measured requests", options.requests()))
+                .append(String.format(Locale.ROOT, " after %,d warmup requests; ids uniformly random over ",
+                        options.warmupRequests()))
+                .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
+                        : "twice the max entries").append(" (seed ").append(options.seed()).append(") |\n");
+        sb.append("| store | ").append(storeDescription).append(" |\n");
+        double maxOthers = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::othersCpuShare)
+                .filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+        if (!Double.isNaN(maxOthers)) {
+            sb.append(String.format(Locale.ROOT, "| other processes | used up to %.0f%% of the machine's %d cores during "
+                    + "the measured phases |%n", 100 * maxOthers, run.cores()));
+        }
+        sb.append('\n');
+        if (busy()) {
+            sb.append("**The machine was busy**: other processes competed for the cores during the run, so the times ")
+                    .append("(GC time, latency, throughput) are noisy, and G1 sizes its young generation from the pause ")
+                    .append("times it sees, so even the cycle counts of a variant that keeps much on the heap move between ")
+                    .append("runs. Compare variants within one run, or rerun on a quiet machine.\n\n");
+        }
+
+        sb.append("## Results\n\n");
+        sb.append("| item size | max entries | variant | GC cycles | GC time | p50 | p99 | throughput | heap peak | native |\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (VariantResult r : results) {
+            if (!r.ok()) {
+                sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
+                        .append(r.variant()).append(" | **failed**: ").append(escape(r.failure()))
+                        .append(" | | | | | | |\n");
+                continue;
+            }
+            sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
+                    .append(r.variant()).append(" | ").append(r.gcCycles()).append(" | ")
+                    .append(seconds(r.gcTimeMillis() / 1e3)).append(" | ").append(latency(r.p50Micros())).append(" | ")
+                    .append(latency(r.p99Micros())).append(" | ").append(rate(r.throughput())).append(" | ")
+                    .append(ByteSize.format(r.heapPeakBytes())).append(" | ").append(ByteSize.format(r.cacheNativeBytes()))
+                    .append(" |\n");
+        }
+        List<String> ratios = ratioLines();
+        if (!ratios.isEmpty()) {
+            sb.append("\nAgainst on-heap at the same setting (\"fewer\": on-heap's count divided by the variant's; ")
+                    .append("p99 and throughput: the variant's divided by on-heap's):\n\n");
+            ratios.forEach(l -> sb.append("- ").append(l).append('\n'));
+        }
+
+        sb.append("\n## All metrics\n\n");
+        sb.append("| item size | max entries | variant | requests | seconds | hit ratio | entries | GC pauses | pause total "
+                + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | GC CPU | NMT committed "
+                + "| RSS peak | JVM life | other processes' CPU |\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (VariantResult r : results) {
+            if (!r.ok()) {
+                continue;
+            }
+            sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
+                    .append(r.variant()).append(" | ").append(group(r.requests())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f", r.seconds())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f%%", 100 * r.hitRatio())).append(" | ")
+                    .append(group(r.entries())).append(" | ").append(r.pauseCount() < 0 ? "n/a" : r.pauseCount())
+                    .append(" | ").append(millis(r.pauseTotalMillis())).append(" | ").append(millis(r.pauseMaxMillis()))
+                    .append(" | ").append(optionalBytes(r.heapAfterGcBytes())).append(" | ")
+                    .append(ByteSize.format(r.heapLiveBytes())).append(" | ").append(latency(r.p999Micros()))
+                    .append(" | ").append(latency(r.maxMicros())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f s", r.cpuSeconds())).append(" | ")
+                    .append(Double.isNaN(r.gcCpuSeconds()) ? "n/a" : String.format(Locale.ROOT, "%.2f s", r.gcCpuSeconds()))
+                    .append(" | ").append(r.nmtCommittedBytes() < 0 ? "off" : ByteSize.format(r.nmtCommittedBytes())).append(" | ")
+                    .append(optionalBytes(r.rssPeakBytes())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f s", r.jvmSeconds())).append(" | ")
+                    .append(Double.isNaN(r.othersCpuShare()) ? "n/a"
+                            : String.format(Locale.ROOT, "%.0f%%", 100 * r.othersCpuShare()))
+                    .append(" |\n");
+        }
+        sb.append("\nCaches: ");
+        List<String> seen = new ArrayList<>();
+        for (VariantResult r : results) {
+            if (r.ok() && !seen.contains(r.variant())) {
+                seen.add(r.variant());
+                sb.append(seen.size() > 1 ? "; " : "").append(r.variant()).append(": ").append(r.cache());
+            }
+        }
+        String collectors = results.stream().filter(VariantResult::ok).map(VariantResult::collectors).findFirst()
+                .orElse("");
+        sb.append(".\nGC cycles and time count the beans: ").append(collectors).append(".\n");
+
+        if (!charts.isEmpty()) {
+            sb.append("\n## Charts\n\n");
+            charts.forEach(c -> sb.append("![").append(c).append("](").append(c).append(")\n"));
+        }
+        sb.append("\n## The seed's numbers\n\n")
+                .append("From the seed (a laptop, Spring service, jMeter, OHC as the off-heap cache, 10 threads x 1,000 ")
+                .append("requests, 5,000 max entries); its request times include its HTTP stack and store:\n\n")
+                .append(SEED_TABLE);
+        return sb.toString();
+    }
+
+    /** @return the JSON document: the run, the options and every result */
+    public Map<String, Object> json() {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        Map<String, Object> runMap = new LinkedHashMap<>();
+        runMap.put("command", run.command());
+        runMap.put("date", run.date());
+        runMap.put("cpu", run.cpu());
+        runMap.put("cores", run.cores());
+        runMap.put("memory", run.memory());
+        runMap.put("os", run.os());
+        runMap.put("jdk", run.jdk());
+        doc.put("run", runMap);
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("valueSizes", options.valueSizes());
+        settings.put("maxEntries", options.maxEntries());
+        settings.put("variants", options.variants().stream().map(Variant::label).toList());
+        settings.put("threads", options.threads());
+        settings.put("requests", options.requests());
+        settings.put("durationSeconds", options.duration() == null ? null : options.duration().toNanos() / 1e9);
+        settings.put("warmupRequests", options.warmupRequests());
+        settings.put("keys", options.keys() == 0 ? "2 x max entries" : options.keys());
+        settings.put("heap", heapOption);
+        settings.put("collector", options.collector().label());
+        settings.put("loader", options.loader().label());
+        settings.put("store", storeDescription);
+        settings.put("seed", options.seed());
+        settings.put("nmt", options.nmt());
+        doc.put("settings", settings);
+        doc.put("results", results.stream().map(VariantResult::toMap).toList());
+        return doc;
+    }
+
+    static String bytes(int n) {
+        return group(n) + " B";
+    }
+
+    static String group(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    static String seconds(double s) {
+        return Double.isNaN(s) ? "n/a" : String.format(Locale.ROOT, "%.3f s", s);
+    }
+
+    static String millis(double ms) {
+        return Double.isNaN(ms) ? "n/a" : String.format(Locale.ROOT, "%.2f ms", ms);
+    }
+
+    static String latency(double micros) {
+        if (Double.isNaN(micros)) {
+            return "n/a";
+        }
+        return micros >= 1000 ? String.format(Locale.ROOT, "%.2f ms", micros / 1000)
+                : String.format(Locale.ROOT, "%.0f us", micros);
+    }
+
+    static String rate(double perSecond) {
+        return Double.isNaN(perSecond) ? "n/a" : String.format(Locale.ROOT, "%,.0f rps", perSecond);
+    }
+
+    private static String optionalBytes(long bytes) {
+        return bytes < 0 ? "n/a" : ByteSize.format(bytes);
+    }
+
+    /** "5.2x fewer" when the variant's number is smaller, "1.3x more" when larger; with a zero, the numbers. */
+    static String fewer(double base, double variant, String unit) {
+        if (Double.isNaN(base) || Double.isNaN(variant)) {
+            return "n/a";
+        }
+        if (variant == 0 || base == 0) {
+            return base == variant ? "equal (0)" : variant == 0 ? "none (on-heap " + fmt(base) + unit + ")"
+                    : fmt(variant) + unit + " (on-heap none)";
+        }
+        double ratio = base / variant;
+        return ratio >= 1 ? String.format(Locale.ROOT, "%.2fx fewer", ratio)
+                : String.format(Locale.ROOT, "%.2fx more", 1 / ratio);
+    }
+
+    static String times(double variant, double base) {
+        if (Double.isNaN(base) || Double.isNaN(variant) || base == 0) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, "%.2fx", variant / base);
+    }
+
+    private static String fmt(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : String.format(Locale.ROOT, "%.1f", d);
+    }
+
+    private static String escape(String s) {
+        return s.replace("|", "\\|").replace("\n", " ");
+    }
+}

@@ -1,0 +1,182 @@
+package dev.offheap.cli.compare;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The program each variant's JVM runs: drives the offer service with the workload's threads, measures,
+ * and writes a {@link VariantResult} as JSON. Started by {@link VariantLauncher}; not meant to be run by
+ * hand.
+ *
+ * <p>Command line: {@code <result.json> key=value...} ({@link Workload#toArgs()}). Standard output
+ * carries progress lines ({@value #PROGRESS} phase fraction) for the parent; standard error carries
+ * messages and, on failure, the stack trace. Exit code 0 when the result was written, 1 otherwise.
+ */
+public final class CompareWorker {
+    /** Start of a progress line on standard output: {@code @progress warmup 0.25}. */
+    public static final String PROGRESS = "@progress";
+    /** Latencies above this (10 minutes) are recorded as this. */
+    private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
+
+    private CompareWorker() {
+    }
+
+    /**
+     * @param args the result file, then the workload's {@code key=value} arguments
+     */
+    public static void main(String[] args) {
+        if (args.length < 2) {
+            System.err.println("usage: CompareWorker <result.json> key=value...");
+            System.exit(1);
+        }
+        try {
+            Workload w = Workload.fromArgs(Arrays.asList(args).subList(1, args.length));
+            VariantResult result = run(w, System.out);
+            Path file = Path.of(args[0]);
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, JsonWriter.write(result.toMap()));
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            System.out.flush();
+            System.exit(0);
+        } catch (Throwable t) {
+            System.err.println("offheap compare worker failed: " + t);
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    /**
+     * Runs a workload in this JVM.
+     *
+     * @param w the workload
+     * @param progress where progress lines go
+     * @return what it measured
+     * @throws Exception if a request failed, or the cache or store could not be built
+     */
+    public static VariantResult run(Workload w, PrintStream progress) throws Exception {
+        OfferStore store = w.openStore(System.err::println);
+        OfferCache cache;
+        try {
+            cache = w.variant().create(w.maxEntries(), w.valueSize());
+        } catch (RuntimeException | LinkageError e) {
+            store.close();
+            throw e;
+        }
+        try (OfferService service = new OfferService(cache, store); JvmMetrics metrics = new JvmMetrics(w.nmt())) {
+            metrics.start();
+            SplittableRandom[] randoms = new SplittableRandom[w.threads()];
+            for (int i = 0; i < randoms.length; i++) {
+                randoms[i] = new SplittableRandom(w.seed() + i);
+            }
+            runPhase(service, w, randoms, "warmup", w.warmupRequests(), 0, null, progress);
+            Histogram[] histograms = new Histogram[w.threads()];
+            for (int i = 0; i < histograms.length; i++) {
+                histograms[i] = new Histogram(1_000, MAX_LATENCY_NANOS, 3);
+            }
+            long requestsBefore = service.requests();
+            long loadsBefore = service.loads();
+            metrics.beginMeasure();
+            runPhase(service, w, randoms, "measure", w.requests(), w.duration() == null ? 0 : w.duration().toNanos(),
+                    histograms, progress);
+            JvmMetrics.Snapshot s = metrics.endMeasure();
+            long requests = service.requests() - requestsBefore;
+            long loads = service.loads() - loadsBefore;
+            Histogram all = new Histogram(1_000, MAX_LATENCY_NANOS, 3);
+            for (Histogram h : histograms) {
+                all.add(h);
+            }
+            long entries = cache.entries();
+            long nativeBytes = cache.nativeBytes();
+            long nmt = metrics.nmtCommittedBytes();
+            long live = JvmMetrics.liveHeapAfterFullGc();
+            long rss = JvmMetrics.residentPeakBytes();
+            long heapMax = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
+            progress.println(PROGRESS + " done 1");
+            return new VariantResult(w.variant().label(), w.valueSize(), w.maxEntries(), null, requests, s.seconds(),
+                    requests / s.seconds(), s.gcCycles(), s.gcTimeMillis(), s.pauseCount(), s.pauseTotalMillis(),
+                    s.pauseMaxMillis(), s.heapPeakBytes(), s.heapAfterGcMaxBytes(), live, heapMax, nativeBytes, nmt, rss,
+                    micros(all.getValueAtPercentile(50)), micros(all.getValueAtPercentile(99)),
+                    micros(all.getValueAtPercentile(99.9)), micros(all.getMaxValue()),
+                    requests == 0 ? Double.NaN : 1.0 - (double) loads / requests, entries, s.cpuSeconds(), s.gcCpuSeconds(),
+                    s.othersCpuShare(), s.collectors(),
+                    cache.describe(), store.describe(), Double.NaN);
+        }
+    }
+
+    private static double micros(long nanos) {
+        return nanos / 1e3;
+    }
+
+    /**
+     * Runs one phase on the workload's threads: {@code requests} requests in all, or for {@code nanos}.
+     * Each thread records its latencies in its own histogram (none in warmup).
+     */
+    private static void runPhase(OfferService service, Workload w, SplittableRandom[] randoms, String phase,
+            long requests, long nanos, Histogram[] histograms, PrintStream progress) throws Exception {
+        if (requests == 0 && nanos == 0) {
+            return;
+        }
+        int threads = w.threads();
+        LongAdder done = new LongAdder();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long deadline = nanos == 0 ? Long.MAX_VALUE : System.nanoTime() + nanos;
+        long offers = service.offers();
+        List<Thread> running = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            long mine = nanos != 0 ? Long.MAX_VALUE : requests / threads + (t < requests % threads ? 1 : 0);
+            SplittableRandom random = randoms[t];
+            Histogram histogram = histograms == null ? null : histograms[t];
+            running.add(Thread.ofPlatform().name("request-" + t).start(() -> {
+                long sink = 0;
+                try {
+                    for (long i = 0; i < mine && failure.get() == null; i++) {
+                        long id = random.nextLong(offers);
+                        long t0 = System.nanoTime();
+                        sink += service.fetch(id);
+                        long t1 = System.nanoTime();
+                        if (histogram != null) {
+                            histogram.recordValue(Math.min(t1 - t0, MAX_LATENCY_NANOS));
+                        }
+                        done.increment();
+                        if (t1 >= deadline) {
+                            break;
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+                if (sink == 42) {
+                    // keeps the reads of each description from being optimized away
+                    System.err.print("");
+                }
+            }));
+        }
+        for (Thread thread : running) {
+            while (thread.isAlive()) {
+                thread.join(1000);
+                double fraction = nanos != 0 ? Math.min(1.0, (System.nanoTime() - start) / (double) nanos)
+                        : done.sum() / (double) requests;
+                progress.println(PROGRESS + " " + phase + " " + String.format(java.util.Locale.ROOT, "%.3f", fraction));
+                progress.flush();
+            }
+        }
+        Throwable f = failure.get();
+        if (f instanceof Exception e) {
+            throw e;
+        } else if (f instanceof Error e) {
+            throw e;
+        }
+    }
+}

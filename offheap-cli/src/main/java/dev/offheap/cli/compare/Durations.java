@@ -1,0 +1,64 @@
+package dev.offheap.cli.compare;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Parses and prints the durations of the command line: {@code 200us}, {@code 5ms}, {@code 30s}, {@code 2m}.
+ * Thread-safe: stateless.
+ */
+public final class Durations {
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|min|h)");
+
+    private Durations() {
+    }
+
+    /**
+     * @param text a number with a unit: ns, us (or µs), ms, s, m (or min), h; e.g. {@code 200us}
+     * @return the duration, rounded to nanoseconds
+     * @throws IllegalArgumentException if the text is not a number with one of these units, or is negative
+     */
+    public static Duration parse(String text) {
+        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("expected a duration such as 200us, 50ms, 30s or 2m, got '" + text + "'");
+        }
+        double value = Double.parseDouble(m.group(1));
+        double nanosPerUnit = switch (m.group(2)) {
+            case "ns" -> 1;
+            case "us", "µs" -> 1e3;
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            case "m", "min" -> 60e9;
+            default -> 3600e9;
+        };
+        double nanos = value * nanosPerUnit;
+        if (nanos > Long.MAX_VALUE) {
+            throw new IllegalArgumentException("duration too long: '" + text + "'");
+        }
+        return Duration.ofNanos(Math.round(nanos));
+    }
+
+    /**
+     * @param d a duration
+     * @return it in the largest unit that keeps it readable, e.g. {@code 200us}, {@code 1.5s}
+     */
+    public static String format(Duration d) {
+        long ns = d.toNanos();
+        if (ns % 1_000_000_000L == 0 && ns >= 1_000_000_000L) {
+            return ns / 1_000_000_000L + "s";
+        }
+        if (ns >= 1_000_000_000L) {
+            return String.format(Locale.ROOT, "%.3gs", ns / 1e9);
+        }
+        if (ns % 1_000_000 == 0 && ns > 0) {
+            return ns / 1_000_000 + "ms";
+        }
+        if (ns % 1_000 == 0 && ns > 0) {
+            return ns / 1_000 + "us";
+        }
+        return ns + "ns";
+    }
+}

@@ -1,0 +1,274 @@
+package dev.offheap.cli.compare;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
+
+/**
+ * The offers in an embedded H2 database on local disk ({@code <dir>/offers.mv.db}), one row per offer:
+ * id, title, price and {@value Offers#TEXT_BYTES} bytes of text. A load is one indexed query; the
+ * description is the row's text expanded to the value size ({@link Offers#description(String, int)}).
+ *
+ * <p>The database is created on first use and filled deterministically; a database with fewer offers
+ * than asked for gets the missing ones. One that cannot be opened, lacks the tables or holds other
+ * data than {@link Offers} generates is deleted and rebuilt, with a message saying so.
+ *
+ * <p>Threading: {@link #load(long)} may be called from any number of threads; each borrows one of the
+ * store's connections (as many as {@code connections}) for the query.
+ */
+public final class H2OfferStore implements OfferStore {
+    /** The database's base name; H2 adds {@code .mv.db}. */
+    public static final String NAME = "offers";
+    /** Changes whenever the schema or the generated data change, so that an old database is rebuilt. */
+    static final int FORMAT = 1;
+    private static final int H2_DATABASE_ALREADY_OPEN = 90020;
+    private static final int INSERT_BATCH = 500;
+
+    private final Path dir;
+    private final long offers;
+    private final int valueSize;
+    private final BlockingQueue<Connection> pool;
+    private final List<Connection> all;
+    private volatile boolean closed;
+
+    private H2OfferStore(Path dir, long offers, int valueSize, List<Connection> connections) {
+        this.dir = dir;
+        this.offers = offers;
+        this.valueSize = valueSize;
+        this.all = List.copyOf(connections);
+        this.pool = new ArrayBlockingQueue<>(connections.size(), false, connections);
+    }
+
+    /**
+     * Opens the database in {@code dir}, creating, completing or rebuilding it as needed.
+     *
+     * @param dir the folder of the database; created if missing
+     * @param offers how many offers it must hold, 1 or more
+     * @param valueSize the description size {@link #load(long)} returns, in bytes, 1 or more
+     * @param connections how many loads may query at once, 1 or more (usually the thread count)
+     * @param log told what happens: created, filled, rebuilt because corrupt
+     * @return the store
+     * @throws IllegalArgumentException if a count is not positive
+     * @throws IllegalStateException if the database is in use by another process, or cannot be created
+     */
+    public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
+        if (offers <= 0 || valueSize <= 0 || connections <= 0) {
+            throw new IllegalArgumentException("offers (" + offers + "), value size (" + valueSize
+                    + " bytes) and connections (" + connections + ") must be positive");
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the database folder " + dir + ": " + e, e);
+        }
+        Path file = dir.resolve(NAME + ".mv.db");
+        boolean existed = Files.exists(file);
+        try {
+            prepare(dir, offers, log, existed);
+        } catch (CorruptDatabaseException e) {
+            log.accept("the offer database " + file + " is corrupt (" + e.getMessage() + "); rebuilding it");
+            deleteFiles(dir);
+            try {
+                prepare(dir, offers, log, false);
+            } catch (CorruptDatabaseException again) {
+                throw new IllegalStateException("the rebuilt offer database " + file + " is unreadable: "
+                        + again.getMessage(), again);
+            }
+        }
+        List<Connection> conns = new ArrayList<>();
+        try {
+            for (int i = 0; i < connections; i++) {
+                conns.add(connect(dir));
+            }
+        } catch (SQLException e) {
+            conns.forEach(H2OfferStore::closeQuietly);
+            throw new IllegalStateException("cannot open the offer database " + file + ": " + e.getMessage(), e);
+        }
+        return new H2OfferStore(dir, offers, valueSize, conns);
+    }
+
+    /** Makes sure the database holds the first {@code offers} offers; throws if it is not ours or broken. */
+    private static void prepare(Path dir, long offers, Consumer<String> log, boolean existed)
+            throws CorruptDatabaseException {
+        Path file = dir.resolve(NAME + ".mv.db");
+        try (Connection c = connect(dir)) {
+            c.setAutoCommit(false);
+            long have;
+            if (existed) {
+                have = verify(c);
+            } else {
+                try (Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE store_info(format INT NOT NULL, text_bytes INT NOT NULL)");
+                    s.execute("INSERT INTO store_info VALUES (" + FORMAT + ", " + Offers.TEXT_BYTES + ")");
+                    s.execute("CREATE TABLE offers(id BIGINT PRIMARY KEY, title VARCHAR(200) NOT NULL, "
+                            + "price_cents BIGINT NOT NULL, text VARCHAR(" + Offers.TEXT_BYTES + ") NOT NULL)");
+                }
+                c.commit();
+                have = 0;
+            }
+            if (have < offers) {
+                long start = System.nanoTime();
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO offers VALUES (?, ?, ?, ?)")) {
+                    for (long id = have; id < offers; id++) {
+                        insert.setLong(1, id);
+                        insert.setString(2, Offers.title(id));
+                        insert.setLong(3, Offers.priceCents(id));
+                        insert.setString(4, Offers.text(id));
+                        insert.addBatch();
+                        if ((id - have + 1) % INSERT_BATCH == 0 || id == offers - 1) {
+                            insert.executeBatch();
+                        }
+                    }
+                }
+                c.commit();
+                log.accept((have == 0 ? "created the offer database " + file + " with " : "added to the offer database "
+                        + file + " ") + (offers - have) + " offers in "
+                        + String.format(java.util.Locale.ROOT, "%.1f s", (System.nanoTime() - start) / 1e9));
+            }
+        } catch (SQLException e) {
+            if (e.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
+                throw new IllegalStateException("the offer database " + file + " is in use by another process "
+                        + "(another offheap compare or serve?); wait for it or give another folder with --db", e);
+            }
+            throw new CorruptDatabaseException(e.getMessage(), e);
+        }
+    }
+
+    /** @return how many offers the database holds, after checking that they are the generated ones */
+    private static long verify(Connection c) throws SQLException, CorruptDatabaseException {
+        try (Statement s = c.createStatement()) {
+            try (ResultSet info = s.executeQuery("SELECT format, text_bytes FROM store_info")) {
+                if (!info.next() || info.getInt(1) != FORMAT || info.getInt(2) != Offers.TEXT_BYTES) {
+                    throw new CorruptDatabaseException("its format is not " + FORMAT + " with "
+                            + Offers.TEXT_BYTES + "-byte texts");
+                }
+            }
+            long count;
+            long max;
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*), COALESCE(MAX(id), -1) FROM offers")) {
+                r.next();
+                count = r.getLong(1);
+                max = r.getLong(2);
+            }
+            if (max != count - 1) {
+                throw new CorruptDatabaseException("it has " + count + " offers but ids up to " + max);
+            }
+            // a few spot checks catch a database written by other code or damaged in place
+            try (PreparedStatement p = c.prepareStatement("SELECT title, price_cents, text FROM offers WHERE id = ?")) {
+                for (long id : new long[] {0, count / 2, count - 1}) {
+                    if (id < 0) {
+                        continue;
+                    }
+                    p.setLong(1, id);
+                    try (ResultSet r = p.executeQuery()) {
+                        if (!r.next() || !Offers.title(id).equals(r.getString(1))
+                                || Offers.priceCents(id) != r.getLong(2) || !Offers.text(id).equals(r.getString(3))) {
+                            throw new CorruptDatabaseException("offer " + id + " does not hold the expected data");
+                        }
+                    }
+                }
+            }
+            return count;
+        }
+    }
+
+    @Override
+    public String load(long id) {
+        if (id < 0 || id >= offers) {
+            throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
+        }
+        if (closed) {
+            throw new IllegalStateException("the offer store is closed");
+        }
+        Connection c;
+        try {
+            c = pool.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a database connection", e);
+        }
+        try (PreparedStatement p = c.prepareStatement("SELECT text FROM offers WHERE id = ?")) {
+            p.setLong(1, id);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) {
+                    throw new IllegalStateException("offer " + id + " is missing from the database in " + dir);
+                }
+                return Offers.description(r.getString(1), valueSize);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read offer " + id + " from the database in " + dir + ": "
+                    + e.getMessage(), e);
+        } finally {
+            pool.add(c);
+        }
+    }
+
+    @Override
+    public long offers() {
+        return offers;
+    }
+
+    @Override
+    public String describe() {
+        return "H2 database " + dir.resolve(NAME + ".mv.db");
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        all.forEach(H2OfferStore::closeQuietly);
+    }
+
+    private static Connection connect(Path dir) throws SQLException {
+        // DB_CLOSE_DELAY=0: the last connection's close writes and releases the file, so the next JVM opens it
+        return DriverManager.getConnection("jdbc:h2:file:" + dir.toAbsolutePath().resolve(NAME)
+                + ";DB_CLOSE_DELAY=0", "sa", "");
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // closing a read-only connection loses nothing
+        }
+    }
+
+    private static void deleteFiles(Path dir) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, NAME + ".*")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the corrupt offer database in " + dir, e);
+        }
+    }
+
+    /** The database exists but is not a readable offer database. */
+    private static final class CorruptDatabaseException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CorruptDatabaseException(String message) {
+            super(message);
+        }
+
+        CorruptDatabaseException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.offheap.cli.compare;
+
+import java.util.function.LongFunction;
+
+/**
+ * The cache in front of the offer store, one implementation per {@link Variant}. Keys are offer ids,
+ * values descriptions.
+ *
+ * <p>Threading: {@link #get(long, LongFunction)} may be called from any number of threads at once.
+ */
+public interface OfferCache extends AutoCloseable {
+    /**
+     * Gets a description, loading it on a miss and caching it.
+     *
+     * @param id the offer id
+     * @param loader loads the description of an absent id
+     * @return the description
+     * @throws RuntimeException whatever the loader throws
+     */
+    String get(long id, LongFunction<String> loader);
+
+    /**
+     * What a request does with the description: gets it, as {@link #get(long, LongFunction)}, and reads it
+     * as a response would ({@link #touch(String)}). Caches that can read a value in place override this to
+     * skip the copy.
+     *
+     * @param id the offer id
+     * @param loader loads the description of an absent id
+     * @return a checksum of the bytes read, so the reads cannot be optimized away
+     */
+    default long fetch(long id, LongFunction<String> loader) {
+        return touch(get(id, loader));
+    }
+
+    /**
+     * Reads a description the way a response does, cheaply: its length and one character per 4 KiB
+     * page, which touches all of its memory without a copy that would blur the difference between variants.
+     *
+     * @param description the description
+     * @return the checksum
+     */
+    static long touch(String description) {
+        long sum = description.length();
+        for (int i = 0; i < description.length(); i += 4096) {
+            sum += description.charAt(i);
+        }
+        return sum;
+    }
+
+    /** @return entries cached now */
+    long entries();
+
+    /** @return native memory the cache uses now by its own accounting, in bytes (0 for an on-heap cache) */
+    long nativeBytes();
+
+    /** @return what it is, e.g. {@code Caffeine 3.x, maximumSize 5000} */
+    String describe();
+
+    /** Frees the cache's memory; idempotent. */
+    @Override
+    void close();
+
+    /**
+     * The native capacity in bytes an off-heap variant gets for {@code maxEntries} values of
+     * {@code valueSize} bytes: the values, their keys and a per-entry header allowance, and room for
+     * tables. Off-heap caches bound bytes, not entries, so the entry count they reach is near, not at,
+     * {@code maxEntries}; the report shows the entries each variant held.
+     *
+     * @param maxEntries entries to hold, 1 or more
+     * @param valueSize value bytes, 1 or more
+     * @return the capacity in bytes
+     */
+    static long offHeapCapacity(int maxEntries, int valueSize) {
+        return (long) maxEntries * (valueSize + Long.BYTES + ENTRY_OVERHEAD) + Math.max(1L << 20, maxEntries * 64L);
+    }
+
+    /** Per-entry allowance for an off-heap cache's header and hash-table slot, in bytes. */
+    int ENTRY_OVERHEAD = 64;
+}

@@ -1,0 +1,93 @@
+package dev.offheap.cli.compare;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The seed's service: the description of an offer by id, from the cache, loaded from the store on a
+ * miss. Counts requests and loads, so that the hit ratio is measured the same way for every variant.
+ *
+ * <p>Thread-safe.
+ */
+public final class OfferService implements AutoCloseable {
+    private final OfferCache cache;
+    private final OfferStore store;
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder loads = new LongAdder();
+
+    /**
+     * @param cache the cache; closed with the service
+     * @param store the store; closed with the service
+     */
+    public OfferService(OfferCache cache, OfferStore store) {
+        this.cache = cache;
+        this.store = store;
+    }
+
+    /**
+     * @param id the offer id, 0 to {@link #offers()} - 1
+     * @return its description
+     * @throws IllegalArgumentException if the id is outside the store
+     */
+    public String offer(long id) {
+        if (id < 0 || id >= store.offers()) {
+            throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
+        }
+        requests.increment();
+        return cache.get(id, this::load);
+    }
+
+    /**
+     * Serves a request as {@code offheap compare} measures it: gets the description and reads it as a
+     * response would, in place where the cache can ({@link OfferCache#fetch(long, java.util.function.LongFunction)}).
+     *
+     * @param id the offer id, 0 to {@link #offers()} - 1
+     * @return a checksum of what was read
+     * @throws IllegalArgumentException if the id is outside the store
+     */
+    public long fetch(long id) {
+        if (id < 0 || id >= store.offers()) {
+            throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
+        }
+        requests.increment();
+        return cache.fetch(id, this::load);
+    }
+
+    private String load(long id) {
+        loads.increment();
+        return store.load(id);
+    }
+
+    /** @return requests served */
+    public long requests() {
+        return requests.sum();
+    }
+
+    /** @return requests the cache missed, so the store loaded */
+    public long loads() {
+        return loads.sum();
+    }
+
+    /** @return how many offers there are */
+    public long offers() {
+        return store.offers();
+    }
+
+    /** @return the cache */
+    public OfferCache cache() {
+        return cache;
+    }
+
+    /** @return the store */
+    public OfferStore store() {
+        return store;
+    }
+
+    @Override
+    public void close() {
+        try {
+            cache.close();
+        } finally {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.offheap.cli.compare;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/** The caches {@code offheap compare} measures, each in its own JVM. */
+public enum Variant {
+    /** Caffeine on the heap, bounded by entries: the seed's on-heap variant. */
+    ON_HEAP("on-heap", "Caffeine, values on the heap", List.of()),
+    /** This project's off-heap cache; every hit copies the value into a new string, as the seed's service did. */
+    OFF_HEAP("off-heap", "offheap-cache, values in native memory", List.of()),
+    /** This project's off-heap cache, hits read in place ({@code OffHeapCache.read}): no copy, no garbage per hit. */
+    OFF_HEAP_READ("off-heap-read", "offheap-cache, hits read in place without a copy", List.of()),
+    /**
+     * OHC, the seed's off-heap variant. It allocates and accesses memory with {@code sun.misc.Unsafe}, whose
+     * memory-access methods JDK 25 warns about on first use (JEP 471/498); its JVM alone allows them
+     * explicitly, which also keeps the warning out of its output.
+     */
+    OHC("ohc", "OHC 0.7.4, values in native memory", List.of("--sun-misc-unsafe-memory-access=allow"));
+
+    private final String label;
+    private final String description;
+    private final List<String> jvmOptions;
+
+    Variant(String label, String description, List<String> jvmOptions) {
+        this.label = label;
+        this.description = description;
+        this.jvmOptions = jvmOptions;
+    }
+
+    /** @return the name on the command line and in reports */
+    public String label() {
+        return label;
+    }
+
+    /** @return one line for help and reports */
+    public String description() {
+        return description;
+    }
+
+    /** @return JVM options this variant's JVM needs beyond the common ones */
+    public List<String> jvmOptions() {
+        return jvmOptions;
+    }
+
+    /**
+     * Builds this variant's cache.
+     *
+     * @param maxEntries the most entries (off-heap variants: the capacity for this many values)
+     * @param valueSize the value size in bytes
+     * @return the cache
+     */
+    public OfferCache create(int maxEntries, int valueSize) {
+        return switch (this) {
+            case ON_HEAP -> new CaffeineOfferCache(maxEntries);
+            case OFF_HEAP -> new OffHeapOfferCache(maxEntries, valueSize, false);
+            case OFF_HEAP_READ -> new OffHeapOfferCache(maxEntries, valueSize, true);
+            case OHC -> new OhcOfferCache(maxEntries, valueSize);
+        };
+    }
+
+    /**
+     * @param label a variant's label
+     * @return the variant, if there is one of that label
+     */
+    public static Optional<Variant> byLabel(String label) {
+        return Arrays.stream(values()).filter(v -> v.label.equals(label)).findFirst();
+    }
+
+    /** @return the variants {@code offheap compare} runs by default: the seed's two and this project's cache */
+    public static List<Variant> defaults() {
+        return List.of(ON_HEAP, OFF_HEAP, OHC);
+    }
+
+    /** @return the labels, comma-separated, for messages */
+    public static String labels() {
+        return String.join(", ", Arrays.stream(values()).map(Variant::label).toList());
+    }
+}

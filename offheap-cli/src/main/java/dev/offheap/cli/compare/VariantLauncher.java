@@ -1,0 +1,225 @@
+package dev.offheap.cli.compare;
+
+import dev.offheap.cli.bench.Json;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * Starts one variant's JVM ({@link CompareWorker}) and collects its result: the same java binary and
+ * class path as this JVM, the run's heap (-Xmx and -Xms) and collector, native access, exit on
+ * OutOfMemoryError, and the variant's own options. A JVM that crashes, runs out of memory, fails or
+ * runs past the timeout gives a failed {@link VariantResult} that says why.
+ *
+ * <p>Not thread-safe: one launch at a time.
+ */
+public final class VariantLauncher {
+    private static final int TAIL_LINES = 40;
+
+    private final long heapBytes;
+    private final CompareOptions.Collector collector;
+    private final Duration timeout;
+    private final Function<Variant, List<String>> extraOptions;
+
+    /**
+     * @param heapBytes -Xmx and -Xms of every variant JVM
+     * @param collector the collector
+     * @param timeout how long a variant JVM may run before it is killed
+     * @param extraOptions more JVM options per variant (empty for the command; tests add some)
+     */
+    public VariantLauncher(long heapBytes, CompareOptions.Collector collector, Duration timeout,
+            Function<Variant, List<String>> extraOptions) {
+        this.heapBytes = heapBytes;
+        this.collector = collector;
+        this.timeout = timeout;
+        this.extraOptions = extraOptions;
+    }
+
+    /**
+     * @param w the workload
+     * @param resultFile where the worker writes its JSON
+     * @param errorFile where JVM crash reports go ({@code -XX:ErrorFile})
+     * @return the command line that runs the workload in a new JVM
+     */
+    public List<String> command(Workload w, Path resultFile, Path errorFile) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx" + heapOption());
+        cmd.add("-Xms" + heapOption());
+        cmd.add(collector.flag());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
+        cmd.add("-XX:ErrorFile=" + errorFile.toAbsolutePath());
+        cmd.add("-Djava.awt.headless=true");
+        if (w.nmt()) {
+            cmd.add("-XX:NativeMemoryTracking=summary");
+        }
+        cmd.addAll(w.variant().jvmOptions());
+        cmd.addAll(extraOptions.apply(w.variant()));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(CompareWorker.class.getName());
+        cmd.add(resultFile.toAbsolutePath().toString());
+        cmd.addAll(w.toArgs());
+        return cmd;
+    }
+
+    /**
+     * Runs a workload in a new JVM and waits for it.
+     *
+     * @param w the workload
+     * @param logDir where the JVM's output ({@code <name>.log}), crash report and result go
+     * @param name the files' base name, e.g. {@code 100000-5000-on-heap}
+     * @param progress gets (phase, fraction done) as the worker reports them
+     * @return the result, or a failed one saying why
+     * @throws InterruptedException if interrupted while waiting (the JVM is killed)
+     */
+    public VariantResult run(Workload w, Path logDir, String name, BiConsumer<String, Double> progress)
+            throws InterruptedException {
+        String label = w.variant().label();
+        long start = System.nanoTime();
+        Path result = logDir.resolve(name + ".json");
+        Path log = logDir.resolve(name + ".log");
+        Path errorFile = logDir.resolve(name + "-hs_err.log");
+        Process process;
+        try {
+            Files.createDirectories(logDir);
+            Files.deleteIfExists(result);
+            Files.deleteIfExists(errorFile);
+            process = new ProcessBuilder(command(w, result, errorFile)).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "could not start its JVM: " + e, 0);
+        }
+        Deque<String> tail = new ArrayDeque<>();
+        Thread reader = Thread.ofPlatform().daemon().name("variant-output").start(
+                () -> pump(process.getInputStream(), log, tail, progress));
+        boolean finished;
+        try {
+            finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            throw e;
+        }
+        if (!finished) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(5000);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        List<String> lines;
+        synchronized (tail) {
+            lines = List.copyOf(tail);
+        }
+        if (!finished) {
+            return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "timed out after "
+                    + Durations.format(timeout) + " and was killed (--timeout; output in " + log + ")", seconds);
+        }
+        int code = process.exitValue();
+        if (code == 0) {
+            try {
+                Object json = Json.parse(Files.readString(result));
+                if (json instanceof Map<?, ?> map) {
+                    return VariantResult.fromMap(map).withJvmSeconds(seconds);
+                }
+                return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "its result " + result
+                        + " is not a JSON object", seconds);
+            } catch (IOException | IllegalArgumentException e) {
+                return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "exited normally but left no "
+                        + "readable result (" + e.getMessage() + ")", seconds);
+            }
+        }
+        return VariantResult.failed(label, w.valueSize(), w.maxEntries(),
+                failureReason(code, lines, Files.exists(errorFile) ? errorFile : null) + " (output in " + log + ")",
+                seconds);
+    }
+
+    /**
+     * Says why a variant JVM failed, from its exit code and the end of its output.
+     *
+     * @param exitCode the JVM's exit code, not 0
+     * @param tail the last lines of its output
+     * @param crashReport the hs_err file it left, or null
+     * @return one line: out of memory, crashed, or the worker's error
+     */
+    static String failureReason(int exitCode, List<String> tail, Path crashReport) {
+        for (String line : tail) {
+            int oom = line.indexOf("java.lang.OutOfMemoryError");
+            if (oom >= 0) {
+                return "out of memory: " + line.substring(oom).trim() + " (exit code " + exitCode + ")";
+            }
+        }
+        if (crashReport != null || exitCode >= 128) {
+            String how = exitCode >= 128 ? "killed by signal " + (exitCode - 128) : "exit code " + exitCode;
+            return "crashed: the JVM died (" + how + ")" + (crashReport != null ? "; crash report " + crashReport : "");
+        }
+        for (String line : tail) {
+            if (line.startsWith("offheap compare worker failed: ")) {
+                return "the run threw " + line.substring("offheap compare worker failed: ".length());
+            }
+        }
+        for (String line : tail) {
+            if (line.startsWith("Error: ") || line.contains("Could not create the Java Virtual Machine")) {
+                return "its JVM did not start: " + line.trim();
+            }
+        }
+        String last = tail.stream().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("no output");
+        return "failed with exit code " + exitCode + ": " + last.trim();
+    }
+
+    /** Copies the JVM's output to its log, keeps the last lines, and hands progress lines to the listener. */
+    private static void pump(InputStream in, Path log, Deque<String> tail, BiConsumer<String, Double> progress) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+                PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                if (line.startsWith(CompareWorker.PROGRESS + " ")) {
+                    String[] parts = line.split(" ");
+                    if (parts.length == 3) {
+                        try {
+                            progress.accept(parts[1], Double.parseDouble(parts[2]));
+                        } catch (NumberFormatException e) {
+                            // a garbled progress line only costs one progress update
+                        }
+                    }
+                    continue;
+                }
+                w.println(line);
+                w.flush();
+                synchronized (tail) {
+                    tail.addLast(line);
+                    if (tail.size() > TAIL_LINES) {
+                        tail.removeFirst();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            synchronized (tail) {
+                tail.addLast("(reading the JVM's output failed: " + e + ")");
+            }
+        }
+    }
+
+    /** @return the heap option value as written on the command line, e.g. {@code 1024m} */
+    public String heapOption() {
+        return heapBytes % (1 << 20) == 0 ? (heapBytes >> 20) + "m" : Long.toString(heapBytes);
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "VariantLauncher[-Xmx%s, %s]", heapOption(), collector.label());
+    }
+}

@@ -1,0 +1,240 @@
+package dev.offheap.cli.serve;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.offheap.cli.compare.JsonWriter;
+import dev.offheap.cli.compare.OfferService;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The offer service over HTTP, on the JDK's {@code com.sun.net.httpserver}:
+ * <ul>
+ *   <li>{@code GET /offers/{id}}: the description, {@code text/plain}; 400 for an id that is not a
+ *       number, 404 for one outside the store, 405 for other methods</li>
+ *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON</li>
+ *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4)</li>
+ * </ul>
+ *
+ * <p>Thread-safe: requests run on a fixed pool of threads; {@link #close()} stops the server, waits a
+ * second for running exchanges, and closes the service.
+ */
+public final class OfferServer implements AutoCloseable {
+    private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
+
+    private final OfferService service;
+    private final String variant;
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final ConcurrentHistogram latency = new ConcurrentHistogram(1_000, MAX_LATENCY_NANOS, 3);
+    private final long startNanos = System.nanoTime();
+
+    private OfferServer(OfferService service, String variant, HttpServer server, ExecutorService executor) {
+        this.service = service;
+        this.variant = variant;
+        this.server = server;
+        this.executor = executor;
+    }
+
+    /**
+     * Starts serving.
+     *
+     * @param service the service; closed with the server
+     * @param variant the cache variant's label, for /stats and /metrics
+     * @param address where to listen; port 0 picks a free one ({@link #port()} says which)
+     * @param threads request threads, 1 or more
+     * @return the running server
+     * @throws IOException if the address cannot be bound (e.g. the port is in use)
+     * @throws IllegalArgumentException if {@code threads} is not positive
+     */
+    public static OfferServer start(OfferService service, String variant, InetSocketAddress address, int threads)
+            throws IOException {
+        if (threads <= 0) {
+            throw new IllegalArgumentException("threads must be positive, got " + threads);
+        }
+        HttpServer http = HttpServer.create(address, 0);
+        ExecutorService executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("http-", 0).factory());
+        OfferServer s = new OfferServer(service, variant, http, executor);
+        http.createContext("/offers/", s::offer);
+        http.createContext("/stats", e -> s.text(e, "application/json", JsonWriter.write(s.stats())));
+        http.createContext("/metrics", e -> s.text(e, "text/plain; version=0.0.4; charset=utf-8", s.metrics()));
+        http.createContext("/", e -> respond(e, 404, "text/plain; charset=utf-8",
+                "not found: try /offers/{id}, /stats or /metrics\n"));
+        http.setExecutor(executor);
+        http.start();
+        return s;
+    }
+
+    /** @return the port the server listens on */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void offer(HttpExchange e) throws IOException {
+        if (!e.getRequestMethod().equals("GET")) {
+            respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
+            return;
+        }
+        String idText = e.getRequestURI().getPath().substring("/offers/".length());
+        long id;
+        try {
+            id = Long.parseLong(idText);
+        } catch (NumberFormatException ex) {
+            respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got '" + idText + "'\n");
+            return;
+        }
+        if (id < 0 || id >= service.offers()) {
+            respond(e, 404, "text/plain; charset=utf-8", "no offer " + id + ": ids are 0 to " + (service.offers() - 1)
+                    + "\n");
+            return;
+        }
+        long t0 = System.nanoTime();
+        String description;
+        try {
+            description = service.offer(id);
+        } catch (RuntimeException ex) {
+            respond(e, 500, "text/plain; charset=utf-8", "loading offer " + id + " failed: " + ex.getMessage() + "\n");
+            return;
+        }
+        latency.recordValue(Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS));
+        respond(e, 200, "text/plain; charset=iso-8859-1", description.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private void text(HttpExchange e, String contentType, String body) throws IOException {
+        if (!e.getRequestMethod().equals("GET")) {
+            respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
+            return;
+        }
+        respond(e, 200, contentType, body);
+    }
+
+    /** @return the numbers /stats shows */
+    public Map<String, Object> stats() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        long requests = service.requests();
+        long loads = service.loads();
+        m.put("variant", variant);
+        m.put("cache", service.cache().describe());
+        m.put("store", service.store().describe());
+        m.put("offers", service.offers());
+        m.put("uptimeSeconds", (System.nanoTime() - startNanos) / 1e9);
+        m.put("requests", requests);
+        m.put("hits", requests - loads);
+        m.put("misses", loads);
+        m.put("hitRatio", requests == 0 ? null : (double) (requests - loads) / requests);
+        m.put("entries", service.cache().entries());
+        m.put("cacheNativeBytes", service.cache().nativeBytes());
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        m.put("heapUsedBytes", heap.getUsed());
+        m.put("heapMaxBytes", heap.getMax());
+        List<Object> gcs = new ArrayList<>();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            Map<String, Object> g = new LinkedHashMap<>();
+            g.put("name", gc.getName());
+            g.put("collections", gc.getCollectionCount());
+            g.put("timeMillis", gc.getCollectionTime());
+            gcs.add(g);
+        }
+        m.put("gc", gcs);
+        Histogram h = latency.copy();
+        Map<String, Object> l = new LinkedHashMap<>();
+        l.put("count", h.getTotalCount());
+        l.put("p50", h.getValueAtPercentile(50) / 1e3);
+        l.put("p99", h.getValueAtPercentile(99) / 1e3);
+        l.put("p999", h.getValueAtPercentile(99.9) / 1e3);
+        l.put("max", h.getMaxValue() / 1e3);
+        m.put("latencyMicros", l);
+        return m;
+    }
+
+    /** @return the numbers /metrics shows, in the Prometheus text format */
+    public String metrics() {
+        StringBuilder sb = new StringBuilder();
+        String v = "variant=\"" + variant + "\"";
+        long requests = service.requests();
+        long loads = service.loads();
+        metric(sb, "offheap_requests_total", "counter", "Offer requests served.", v, requests);
+        metric(sb, "offheap_cache_hits_total", "counter", "Requests served from the cache.", v, requests - loads);
+        metric(sb, "offheap_cache_misses_total", "counter", "Requests loaded from the store.", v, loads);
+        metric(sb, "offheap_cache_entries", "gauge", "Entries in the cache.", v, service.cache().entries());
+        metric(sb, "offheap_cache_native_bytes", "gauge", "Native memory the cache uses, by its own accounting.", v,
+                service.cache().nativeBytes());
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        metric(sb, "jvm_heap_used_bytes", "gauge", "Heap in use.", v, heap.getUsed());
+        metric(sb, "jvm_heap_max_bytes", "gauge", "Maximum heap.", v, heap.getMax());
+        sb.append("# HELP jvm_gc_collections_total Collections by collector bean.\n");
+        sb.append("# TYPE jvm_gc_collections_total counter\n");
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sb.append("jvm_gc_collections_total{").append(v).append(",gc=\"").append(gc.getName()).append("\"} ")
+                    .append(gc.getCollectionCount()).append('\n');
+        }
+        sb.append("# HELP jvm_gc_collection_seconds_total Collection time by collector bean.\n");
+        sb.append("# TYPE jvm_gc_collection_seconds_total counter\n");
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            sb.append("jvm_gc_collection_seconds_total{").append(v).append(",gc=\"").append(gc.getName()).append("\"} ")
+                    .append(number(gc.getCollectionTime() / 1e3)).append('\n');
+        }
+        Histogram h = latency.copy();
+        sb.append("# HELP offheap_request_seconds Time to get an offer from the service (cache or store).\n");
+        sb.append("# TYPE offheap_request_seconds summary\n");
+        for (double q : new double[] {0.5, 0.99, 0.999}) {
+            sb.append("offheap_request_seconds{").append(v).append(",quantile=\"").append(q).append("\"} ")
+                    .append(number(h.getValueAtPercentile(q * 100) / 1e9)).append('\n');
+        }
+        sb.append("offheap_request_seconds_sum{").append(v).append("} ")
+                .append(number(h.getMean() * h.getTotalCount() / 1e9)).append('\n');
+        sb.append("offheap_request_seconds_count{").append(v).append("} ").append(h.getTotalCount()).append('\n');
+        return sb.toString();
+    }
+
+    private static void metric(StringBuilder sb, String name, String type, String help, String labels, long value) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+        sb.append(name).append('{').append(labels).append("} ").append(value).append('\n');
+    }
+
+    private static String number(double d) {
+        return Double.isNaN(d) ? "NaN" : String.format(Locale.ROOT, "%.9g", d);
+    }
+
+    private static void respond(HttpExchange e, int status, String contentType, String body) throws IOException {
+        respond(e, status, contentType, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void respond(HttpExchange e, int status, String contentType, byte[] body) throws IOException {
+        try (e) {
+            e.getResponseHeaders().set("Content-Type", contentType);
+            e.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+            try (OutputStream os = e.getResponseBody()) {
+                os.write(body);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(1);
+        executor.shutdown();
+        try {
+            executor.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        service.close();
+    }
+}

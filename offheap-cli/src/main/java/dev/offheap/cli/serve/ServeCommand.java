@@ -1,0 +1,288 @@
+package dev.offheap.cli.serve;
+
+import dev.offheap.cli.Command;
+import dev.offheap.cli.CommandException;
+import dev.offheap.cli.UsageException;
+import dev.offheap.cli.compare.CompareOptions;
+import dev.offheap.cli.compare.Durations;
+import dev.offheap.cli.compare.H2OfferStore;
+import dev.offheap.cli.compare.LatencyOfferStore;
+import dev.offheap.cli.compare.OfferCache;
+import dev.offheap.cli.compare.OfferService;
+import dev.offheap.cli.compare.OfferStore;
+import dev.offheap.cli.compare.Variant;
+import dev.offheap.memory.ByteSize;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code offheap serve}: the offer service of {@code offheap compare} over HTTP, with one cache variant,
+ * for load generators such as wrk or JMeter. Runs in this JVM until stopped (Ctrl-C) or for
+ * {@code --stop-after}.
+ */
+public final class ServeCommand implements Command {
+    /**
+     * The parsed command line.
+     *
+     * @param variant the cache
+     * @param port the port, 0 for any free one
+     * @param bind the address to listen on
+     * @param valueSize description size in bytes
+     * @param maxEntries the cache's bound
+     * @param keys offer ids 0 to keys - 1
+     * @param memoryLoader whether misses load from memory (else the database)
+     * @param latency the memory loader's latency
+     * @param db the database folder
+     * @param threads HTTP request threads
+     * @param stopAfter stop after this long, or null to run until stopped
+     */
+    public record Args(Variant variant, int port, String bind, int valueSize, int maxEntries, long keys,
+            boolean memoryLoader, Duration latency, Path db, int threads, Duration stopAfter) {
+    }
+
+    @Override
+    public String name() {
+        return "serve";
+    }
+
+    @Override
+    public String summary() {
+        return "serve offers over HTTP with one cache variant (GET /offers/{id}, /stats, /metrics)";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: offheap serve [--variant on-heap|off-heap|ohc] [--port N] [--bind ADDR]
+                                     [--value-size B] [--max-entries N] [--keys N] [--loader db|memory]
+                                     [--latency D] [--db DIR] [--threads N] [--stop-after D]
+                """;
+    }
+
+    @Override
+    public String help() {
+        return usage() + """
+
+                Serves the offer service of 'offheap compare' over HTTP, with one cache variant:
+                  GET /offers/{id}   the offer's description (text/plain); ids 0 to keys - 1
+                  GET /stats         requests, hit ratio, entries, memory, GC, latency (JSON)
+                  GET /metrics       the same for Prometheus (text format 0.0.4)
+                Load it with wrk or JMeter, e.g.: wrk -t10 -c10 -d60s http://localhost:8080/offers/1
+                (a Lua script that draws random ids gives the seed's workload).
+
+                Options:
+                  --variant NAME     on-heap (Caffeine), off-heap (default) or ohc
+                  --port N           port, 0 for any free one (default 8080)
+                  --bind ADDR        address to listen on (default 127.0.0.1; 0.0.0.0 for all)
+                  --value-size B     description size in bytes (default 100000)
+                  --max-entries N    the cache's bound (default 5000)
+                  --keys N           offer ids 0..N-1 (default 2 x max entries)
+                  --loader NAME      db (default: the H2 database of 'offheap compare') or memory
+                  --latency D        the memory loader's latency (default 200us)
+                  --db DIR           the database folder (default ~/.cache/offheap/compare)
+                  --threads N        HTTP request threads (default 10)
+                  --stop-after D     stop after this long, e.g. 60s (default: run until Ctrl-C)
+                  -h, --help         this help
+
+                The ohc variant uses sun.misc.Unsafe; JDK 25 warns once unless the JVM allows it:
+                  OFFHEAP_JAVA_OPTS=--sun-misc-unsafe-memory-access=allow bin/offheap serve --variant ohc
+                """;
+    }
+
+    /**
+     * @param argv the arguments after "serve"
+     * @return the parsed arguments
+     * @throws UsageException if an option is unknown or a value makes no sense
+     */
+    public static Args parse(List<String> argv) throws UsageException {
+        Variant variant = Variant.OFF_HEAP;
+        int port = 8080;
+        String bind = "127.0.0.1";
+        int valueSize = CompareOptions.DEFAULT_VALUE_SIZE;
+        int maxEntries = CompareOptions.DEFAULT_MAX_ENTRIES;
+        long keys = 0;
+        boolean memory = false;
+        Duration latency = null;
+        Path db = null;
+        int threads = 10;
+        Duration stopAfter = null;
+        for (int i = 0; i < argv.size(); i++) {
+            String arg = argv.get(i);
+            String inline = null;
+            if (arg.startsWith("--") && arg.contains("=")) {
+                inline = arg.substring(arg.indexOf('=') + 1);
+                arg = arg.substring(0, arg.indexOf('='));
+            }
+            String option = arg;
+            if (VALUE_OPTIONS.contains(option) && inline == null) {
+                inline = value(argv, ++i, option);
+            }
+            switch (arg) {
+                case "--variant" -> {
+                    String v = inline;
+                    variant = Variant.byLabel(v).orElseThrow(() -> new UsageException("--variant: unknown variant '" + v
+                            + "' (variants: " + Variant.labels() + ")"));
+                }
+                case "--port", "-p" -> port = (int) count(option, inline, 0, 65535);
+                case "--bind" -> bind = inline;
+                case "--value-size", "-s" -> {
+                    String v = inline;
+                    long n;
+                    try {
+                        n = ByteSize.parse(v);
+                    } catch (IllegalArgumentException e) {
+                        throw new UsageException("--value-size: expected a size in bytes such as 100000, got '" + v + "'");
+                    }
+                    if (n < 1 || n > CompareOptions.MAX_VALUE_SIZE) {
+                        throw new UsageException("--value-size: expected 1 to " + CompareOptions.MAX_VALUE_SIZE
+                                + " bytes, got " + n);
+                    }
+                    valueSize = (int) n;
+                }
+                case "--max-entries", "-e" -> maxEntries = (int) count(option, inline, 1,
+                        CompareOptions.MAX_ENTRIES);
+                case "--keys", "-k" -> keys = count(option, inline, 1, Long.MAX_VALUE / 2);
+                case "--loader" -> {
+                    String v = inline;
+                    memory = switch (v) {
+                        case "db", "database" -> false;
+                        case "memory" -> true;
+                        default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
+                    };
+                }
+                case "--latency" -> latency = duration(option, inline, true);
+                case "--db" -> db = Path.of(inline);
+                case "--threads", "-t" -> threads = (int) count(option, inline, 1, 1024);
+                case "--stop-after" -> stopAfter = duration(option, inline, false);
+                default -> throw new UsageException(arg.startsWith("-") ? "unknown option '" + argv.get(i) + "'"
+                        : "unexpected argument '" + arg + "' (serve takes only options)");
+            }
+        }
+        if (latency != null && !memory) {
+            throw new UsageException("--latency applies to --loader memory only");
+        }
+        if (db != null && memory) {
+            throw new UsageException("--db applies to --loader db only");
+        }
+        return new Args(variant, port, bind, valueSize, maxEntries, keys != 0 ? keys : 2L * maxEntries, memory,
+                latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : CompareOptions.defaultDb(),
+                threads, stopAfter);
+    }
+
+    @Override
+    public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
+        Args a = parse(argv);
+        OfferServer server = start(a, out);
+        out.printf(Locale.ROOT, "offheap serve: %s on http://%s:%d/ (GET /offers/{id} for ids 0..%d, /stats, /metrics)%s%n",
+                a.variant().label(), a.bind(), server.port(), a.keys() - 1,
+                a.stopAfter() == null ? "; Ctrl-C stops" : "; stops after " + Durations.format(a.stopAfter()));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "offheap-serve-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (a.stopAfter() == null) {
+                stopped.await();
+            } else {
+                Thread.sleep(a.stopAfter());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopped.getCount() > 0) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            Object requests = server.stats().get("requests");
+            server.close();
+            out.println("offheap serve: stopped after " + requests + " requests");
+        }
+    }
+
+    /**
+     * Opens the store, builds the cache and starts the server.
+     *
+     * @param a the arguments
+     * @param out told about the database (created, rebuilt)
+     * @return the running server
+     * @throws CommandException if the store cannot be opened, the cache cannot be built or the port bound
+     */
+    public static OfferServer start(Args a, PrintStream out) throws CommandException {
+        OfferStore store;
+        try {
+            store = a.memoryLoader() ? new LatencyOfferStore(a.keys(), a.valueSize(), a.latency())
+                    : H2OfferStore.open(a.db(), a.keys(), a.valueSize(), a.threads(), m -> out.println("offheap serve: " + m));
+        } catch (IllegalStateException e) {
+            throw new CommandException(e.getMessage(), e);
+        }
+        OfferCache cache;
+        try {
+            cache = a.variant().create(a.maxEntries(), a.valueSize());
+        } catch (RuntimeException | LinkageError e) {
+            store.close();
+            throw new CommandException("cannot build the " + a.variant().label() + " cache: " + e, e);
+        }
+        OfferService service = new OfferService(cache, store);
+        try {
+            return OfferServer.start(service, a.variant().label(), new InetSocketAddress(a.bind(), a.port()), a.threads());
+        } catch (BindException e) {
+            service.close();
+            throw new CommandException("cannot listen on " + a.bind() + ":" + a.port() + " (" + e.getMessage()
+                    + "); pick another port with --port", e);
+        } catch (IOException | RuntimeException e) {
+            // an unresolvable --bind surfaces as an unchecked exception from the socket layer
+            service.close();
+            throw new CommandException("cannot start the HTTP server on " + a.bind() + ":" + a.port() + ": " + e, e);
+        }
+    }
+
+    /** The options, all of which take a value. */
+    private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--variant", "--port", "-p", "--bind",
+            "--value-size", "-s", "--max-entries", "-e", "--keys", "-k", "--loader", "--latency", "--db", "--threads", "-t",
+            "--stop-after");
+
+    private static String value(List<String> argv, int i, String option) throws UsageException {
+        String v = i < argv.size() && !argv.get(i).startsWith("--") ? argv.get(i) : null;
+        if (v == null) {
+            throw new UsageException(option + " needs a value");
+        }
+        if (v.isBlank()) {
+            throw new UsageException(option + " needs a non-empty value");
+        }
+        return v;
+    }
+
+    private static long count(String option, String text, long min, long max) throws UsageException {
+        long n;
+        try {
+            n = Long.parseLong(text.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '" + text
+                    + "'");
+        }
+        if (n < min || n > max) {
+            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
+        }
+        return n;
+    }
+
+    private static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
+        Duration d;
+        try {
+            d = Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + ": " + e.getMessage());
+        }
+        if (!zeroAllowed && d.isZero()) {
+            throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
+        }
+        return d;
+    }
+}

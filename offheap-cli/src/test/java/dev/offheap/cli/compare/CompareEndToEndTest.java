@@ -1,0 +1,178 @@
+package dev.offheap.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.offheap.cli.bench.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tiny compare runs end to end: real variant JVMs, a few hundred requests each, a few seconds in all.
+ */
+class CompareEndToEndTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyVariantRunsAndTheReportHasNumbersForEach() throws Exception {
+        Path out = dir.resolve("out");
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--value-size", "4000", "--max-entries", "50",
+                "--threads", "2", "--requests", "400", "--warmup", "100", "--heap", "64m", "--db",
+                dir.resolve("db").toString(), "--out", out.toString());
+        assertThat(r.code()).as("stdout: %s%nstderr: %s", r.out(), r.err()).isZero();
+        assertThat(r.out()).contains("created the offer database").contains("[1/3] 4,000 B, 50 entries, on-heap:")
+                .contains("[3/3] 4,000 B, 50 entries, ohc:")
+                .containsPattern("item size +entries +variant +GC cycles +GC time +p50 +p99 +throughput +heap peak +native")
+                .doesNotContain("FAILED");
+
+        Object json = Json.parse(Files.readString(out.resolve("results.json")));
+        List<?> results = (List<?>) ((Map<?, ?>) json).get("results");
+        assertThat(results).hasSize(3);
+        for (Object o : results) {
+            VariantResult v = VariantResult.fromMap((Map<?, ?>) o);
+            assertThat(v.ok()).as(v.variant() + ": " + v.failure()).isTrue();
+            assertThat(v.requests()).isEqualTo(400);
+            assertThat(v.throughput()).isPositive();
+            assertThat(v.p50Micros()).isPositive().isLessThanOrEqualTo(v.p99Micros());
+            assertThat(v.p99Micros()).isLessThanOrEqualTo(v.p999Micros());
+            assertThat(v.p999Micros()).isLessThanOrEqualTo(v.maxMicros());
+            assertThat(v.gcCycles()).isNotNegative();
+            assertThat(v.gcTimeMillis()).isNotNegative();
+            assertThat(v.hitRatio()).isBetween(0.0, 1.0);
+            assertThat(v.entries()).isBetween(1L, 100L);
+            assertThat(v.heapPeakBytes()).isPositive();
+            assertThat(v.heapLiveBytes()).isPositive();
+            assertThat(v.heapMaxBytes()).isEqualTo(64L << 20);
+            assertThat(v.cpuSeconds()).isPositive();
+            assertThat(v.gcCpuSeconds()).isNotNegative().isLessThanOrEqualTo(v.cpuSeconds() + 0.02);
+            assertThat(v.othersCpuShare()).isBetween(0.0, 1.0);
+            assertThat(v.pauseCount()).isNotNegative();
+            assertThat(v.store()).contains("H2 database");
+            if (v.variant().equals("on-heap")) {
+                assertThat(v.cacheNativeBytes()).isZero();
+            } else {
+                assertThat(v.cacheNativeBytes()).as(v.variant()).isGreaterThan(4000L * v.entries());
+            }
+        }
+        String md = Files.readString(out.resolve("report.md"));
+        for (String variant : List.of("on-heap", "off-heap", "ohc")) {
+            assertThat(md).containsPattern("\\| 4,000 B \\| 50 \\| " + variant + " \\| \\d+ \\| \\d+\\.\\d{3} s \\| [\\d.]+ (us|ms) "
+                    + "\\| [\\d.]+ (us|ms) \\| [\\d,]+ rps \\|");
+        }
+        assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("## The seed's numbers")
+                .containsPattern("\\| other processes \\| used up to \\d+% of the machine's \\d+ cores");
+        for (String png : List.of("compare-throughput.png", "compare-p99.png", "compare-gc-time.png")) {
+            assertThat(Files.readAllBytes(out.resolve(png))).hasSizeGreaterThan(1000).startsWith(0x89, 'P', 'N', 'G');
+        }
+        assertThat(out.resolve("logs").resolve("4000-50-ohc.log")).exists();
+    }
+
+    @Test
+    void aVariantThatRunsOutOfMemoryIsShownAsFailedAndTheOthersStillFinish() throws Exception {
+        Path out = dir.resolve("out");
+        // on-heap with 24 MiB of heap cannot hold 100 values of 1 MiB: its JVM runs out of memory and exits
+        CompareCommand command = new CompareCommand(v -> v == Variant.ON_HEAP ? List.of("-Xmx24m", "-Xms24m") : List.of());
+        CliRun r = CliRun.of(command, "compare", "--variants", "on-heap,ohc", "--value-size", "1048576",
+                "--max-entries", "100", "--threads", "2", "--requests", "300", "--warmup", "0", "--heap", "256m",
+                "--loader", "memory", "--latency", "0us", "--out", out.toString());
+        assertThat(r.code()).as("stdout: %s%nstderr: %s", r.out(), r.err()).isEqualTo(1);
+        assertThat(r.err()).contains("1 of 2 variant runs failed");
+        assertThat(r.out()).containsPattern("on-heap: .*FAILED after [\\d.]+ s: out of memory: java.lang.OutOfMemoryError")
+                .containsPattern("ohc: .*done in");
+        String md = Files.readString(out.resolve("report.md"));
+        assertThat(md).contains("| on-heap | **failed**: out of memory: java.lang.OutOfMemoryError: Java heap space")
+                .containsPattern("\\| 1,048,576 B \\| 100 \\| ohc \\| \\d+ \\|");
+        Map<?, ?> json = (Map<?, ?>) Json.parse(Files.readString(out.resolve("results.json")));
+        List<?> results = (List<?>) json.get("results");
+        assertThat(VariantResult.fromMap((Map<?, ?>) results.get(0)).failure()).startsWith("out of memory");
+        assertThat(VariantResult.fromMap((Map<?, ?>) results.get(1)).ok()).isTrue();
+    }
+
+    @Test
+    void collectorsNativeMemoryTrackingAndPausesAreMeasured() throws Exception {
+        for (String gc : List.of("g1", "parallel", "zgc")) {
+            Path out = dir.resolve(gc);
+            // 1 MiB values through a 128 MiB heap: the measured phase allocates hundreds of MiB, so collections run
+            CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "on-heap", "--gc", gc, "--nmt",
+                    "--value-size", "1m", "--max-entries", "20", "--threads", "2", "--requests", "400", "--warmup", "50",
+                    "--heap", "128m", "--loader", "memory", "--latency", "0us", "--out", out.toString());
+            assertThat(r.code()).as("%s: %s%n%s", gc, r.out(), r.err()).isZero();
+            Map<?, ?> json = (Map<?, ?>) Json.parse(Files.readString(out.resolve("results.json")));
+            assertThat(((Map<?, ?>) json.get("settings")).get("collector")).isEqualTo(gc);
+            VariantResult v = VariantResult.fromMap((Map<?, ?>) ((List<?>) json.get("results")).getFirst());
+            assertThat(v.collectors()).as(gc).contains(switch (gc) {
+                case "g1" -> "G1 Young Generation";
+                case "parallel" -> "PS Scavenge";
+                default -> "ZGC";
+            });
+            assertThat(v.gcCycles()).as(gc).isPositive();
+            assertThat(v.pauseCount()).as(gc + ": JFR saw the pauses").isPositive();
+            assertThat(v.pauseMaxMillis()).as(gc).isPositive().isLessThanOrEqualTo(v.pauseTotalMillis());
+            assertThat(v.heapAfterGcBytes()).as(gc).isNotNegative().isLessThanOrEqualTo(v.heapPeakBytes());
+            assertThat(v.nmtCommittedBytes()).as(gc + ": NMT total").isGreaterThan(v.heapLiveBytes());
+            assertThat(v.rssPeakBytes()).as(gc).isPositive();
+            assertThat(v.store()).startsWith("in-memory loader");
+        }
+    }
+
+    @Test
+    void aVariantPastItsTimeoutIsKilledAndShownAsTimedOut() throws Exception {
+        Path out = dir.resolve("out");
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "on-heap", "--timeout", "200ms",
+                "--value-size", "100", "--max-entries", "10", "--threads", "1", "--duration", "30s", "--loader", "memory",
+                "--heap", "64m", "--out", out.toString());
+        assertThat(r.code()).as(r.out()).isEqualTo(1);
+        assertThat(r.out()).containsPattern("on-heap: .*FAILED after [\\d.]+ s: timed out after 200ms and was killed");
+        assertThat(Files.readString(out.resolve("report.md"))).contains("| on-heap | **failed**: timed out after 200ms");
+    }
+
+    @Test
+    void failureReasonsSayWhatHappened() {
+        assertThat(VariantLauncher.failureReason(3, List.of("x", "Terminating due to java.lang.OutOfMemoryError: Java heap space"),
+                null)).isEqualTo("out of memory: java.lang.OutOfMemoryError: Java heap space (exit code 3)");
+        assertThat(VariantLauncher.failureReason(134, List.of("#  SIGSEGV (0xb)"), Path.of("/tmp/hs_err.log")))
+                .isEqualTo("crashed: the JVM died (killed by signal 6); crash report /tmp/hs_err.log");
+        assertThat(VariantLauncher.failureReason(137, List.of(), null)).isEqualTo("crashed: the JVM died (killed by signal 9)");
+        assertThat(VariantLauncher.failureReason(1, List.of("offheap compare worker failed: java.lang.IllegalStateException: x",
+                "\tat a.b"), null)).isEqualTo("the run threw java.lang.IllegalStateException: x");
+        assertThat(VariantLauncher.failureReason(1, List.of("Error: Could not find or load main class x"), null))
+                .startsWith("its JVM did not start: Error: Could not find");
+        assertThat(VariantLauncher.failureReason(5, List.of("something", "last words", ""), null))
+                .isEqualTo("failed with exit code 5: last words");
+    }
+
+    @Test
+    void theReportSaysWhenTheMachineWasBusy() throws Exception {
+        dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
+                "8 GiB", "Linux", "JDK 25", "compare");
+        for (double others : new double[] {0.02, 0.6}) {
+            VariantResult r = new VariantResult("on-heap", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80,
+                    1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, others, "G1 Young Generation", "Caffeine",
+                    "memory", 2.0);
+            CompareReport report = new CompareReport(CompareOptions.parse(List.of()), "1024m", machine, "memory",
+                    List.of(r), List.of());
+            assertThat(report.busy()).isEqualTo(others > 0.1);
+            assertThat(report.markdown()).contains(String.format(java.util.Locale.ROOT,
+                    "| other processes | used up to %.0f%% of the machine's 2 cores", 100 * others));
+            if (others > 0.1) {
+                assertThat(report.markdown()).contains("**The machine was busy**");
+            } else {
+                assertThat(report.markdown()).doesNotContain("busy");
+            }
+        }
+    }
+
+    @Test
+    void resultsSurviveJson() {
+        VariantResult r = new VariantResult("ohc", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80, 1000,
+                50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 1.5, "G1 Young Generation", "OHC", "memory", 2.0);
+        Map<?, ?> parsed = (Map<?, ?>) Json.parse(JsonWriter.write(r.toMap()));
+        assertThat(VariantResult.fromMap(parsed)).isEqualTo(r);
+        VariantResult failed = VariantResult.failed("on-heap", 100, 5, "crashed", 1.0);
+        assertThat(VariantResult.fromMap((Map<?, ?>) Json.parse(JsonWriter.write(failed.toMap())))).isEqualTo(failed);
+    }
+}

@@ -1,0 +1,151 @@
+package dev.offheap.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.offheap.cli.UsageException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Parsing of {@code offheap compare}'s options, and every bad input's exit code 2. */
+class CompareOptionsTest {
+    @Test
+    void defaultsAreTheSeedsScenario() throws UsageException {
+        CompareOptions o = CompareOptions.parse(List.of());
+        assertThat(o.valueSizes()).containsExactly(100_000);
+        assertThat(o.maxEntries()).containsExactly(5_000);
+        assertThat(o.variants()).containsExactly(Variant.ON_HEAP, Variant.OFF_HEAP, Variant.OHC);
+        assertThat(o.threads()).isEqualTo(10);
+        assertThat(o.requests()).isEqualTo(CompareOptions.DEFAULT_REQUESTS);
+        assertThat(o.duration()).isNull();
+        assertThat(o.collector()).isEqualTo(CompareOptions.Collector.G1);
+        assertThat(o.loader()).isEqualTo(Workload.Loader.DATABASE);
+        assertThat(o.db()).isEqualTo(CompareOptions.defaultDb());
+        // 1.5 x 500,000,000 bytes + 256 MiB, rounded up to 256 MiB
+        assertThat(o.effectiveHeap()).isEqualTo(1024L << 20);
+        Workload w = o.workload(Variant.OHC, 100_000, 5_000);
+        assertThat(w.offers()).as("key space larger than the cache").isEqualTo(10_000);
+    }
+
+    @Test
+    void listsSweepAndEveryOptionIsRead() throws UsageException {
+        CompareOptions o = CompareOptions.parse(List.of("--value-size", "100000,200000,300000", "--max-entries=5000,10000",
+                "--variants", "ohc,on-heap", "--threads", "4", "--duration", "30s", "--warmup", "0", "--keys", "50000",
+                "--heap", "2g", "--gc", "zgc", "--loader", "memory", "--latency", "1ms", "--out", "x", "--seed", "7",
+                "--nmt", "--timeout", "2m", "--dry-run"));
+        assertThat(o.valueSizes()).containsExactly(100_000, 200_000, 300_000);
+        assertThat(o.maxEntries()).containsExactly(5_000, 10_000);
+        assertThat(o.variants()).containsExactly(Variant.OHC, Variant.ON_HEAP);
+        assertThat(o.threads()).isEqualTo(4);
+        assertThat(o.requests()).isZero();
+        assertThat(o.duration()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.warmupRequests()).isZero();
+        assertThat(o.keys()).isEqualTo(50_000);
+        assertThat(o.effectiveHeap()).isEqualTo(2L << 30);
+        assertThat(o.collector()).isEqualTo(CompareOptions.Collector.ZGC);
+        assertThat(o.loader()).isEqualTo(Workload.Loader.MEMORY);
+        assertThat(o.latency()).isEqualTo(Duration.ofMillis(1));
+        assertThat(o.out()).isEqualTo(Path.of("x"));
+        assertThat(o.seed()).isEqualTo(7);
+        assertThat(o.nmt()).isTrue();
+        assertThat(o.timeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(o.dryRun()).isTrue();
+        assertThat(o.workload(Variant.OHC, 200_000, 10_000).offers()).isEqualTo(50_000);
+    }
+
+    @Test
+    void autoHeapFollowsTheLargestOnHeapCache() {
+        assertThat(CompareOptions.autoHeap(List.of(1000), List.of(10))).isEqualTo(512L << 20);
+        // 300,000 x 15,000 = 4.5e9 bytes: x 1.5 + 256 MiB = 7,018,435,456, rounded up to 27 x 256 MiB
+        assertThat(CompareOptions.autoHeap(List.of(100_000, 300_000), List.of(5_000, 15_000))).isEqualTo(27L * (256L << 20));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--bogus;unknown option '--bogus'",
+        "extra;unexpected argument 'extra'",
+        "--value-size -5;--value-size: expected a size in bytes such as 100000, 64k or 2g, got '-5'",
+        "--value-size=-5;--value-size: expected a size in bytes",
+        "--value-size 0;--value-size: expected a size from 1 B",
+        "--value-size 100000,,2;--value-size: empty item in the list",
+        "--value-size 1000,1000;--value-size: the list [1000, 1000] names a value twice",
+        "--value-size 1g;--value-size: expected a size from 1 B to 64.0 MiB",
+        "--max-entries 0;--max-entries: expected a whole number from 1",
+        "--max-entries abc;--max-entries: expected a whole number from 1 to 10000000, got 'abc'",
+        "--threads 0;--threads: expected a whole number from 1 to 1024, got 0",
+        "--threads=-3;--threads: expected a whole number from 1 to 1024, got -3",
+        "--threads 5000;--threads: expected a whole number from 1 to 1024, got 5000",
+        "--requests 0;--requests: expected a whole number from 1",
+        "--requests 5;--requests 5 is fewer than --threads 10",
+        "--requests 100 --duration 5s;--requests and --duration exclude each other",
+        "--duration 0s;--duration: must be longer than 0",
+        "--duration soon;--duration: expected a duration such as 200us",
+        "--warmup=-1;--warmup: expected a whole number from 0",
+        "--keys 0;--keys: expected a whole number from 1",
+        "--heap 1m;--heap: expected a size from 16.0 MiB",
+        "--heap lots;--heap: expected a size in bytes",
+        "--gc cms;--gc: unknown collector 'cms' (collectors: g1, zgc, parallel)",
+        "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, off-heap-read, ohc)",
+        "--loader file;--loader: unknown loader 'file'",
+        "--latency 200us;--latency applies to --loader memory only",
+        "--loader memory --db /tmp/x;--db applies to --loader db only",
+        "--nmt=yes;--nmt takes no value",
+        "--out;--out needs a value",
+        "--out=;--out needs a non-empty value",
+        "--seed x;--seed: expected a whole number, got 'x'",
+        "--timeout 0ms;--timeout: must be longer than 0",
+    })
+    void badInputIsAUsageErrorWithExitCode2(String line, String message) {
+        CliRun r = CliRun.of(new CompareCommand(), ("compare " + line).split(" "));
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("offheap compare: " + message).contains("Usage: offheap compare");
+        assertThat(r.out()).isEmpty();
+        assertThatThrownBy(() -> CompareOptions.parse(List.of(line.split(" ")))).isInstanceOf(UsageException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void helpListsEveryOption() {
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--help");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).startsWith("Usage: offheap compare").contains("--value-size LIST", "--max-entries LIST",
+                "--variants LIST", "--threads N", "--requests N", "--duration D", "--warmup N", "--keys N", "--heap SIZE",
+                "--gc NAME", "--loader NAME", "--latency", "--db DIR", "--out DIR", "--seed N", "--nmt", "--timeout D",
+                "--dry-run", "report.md", "results.json");
+    }
+
+    @Test
+    void dryRunPrintsEachVariantsJvmCommandLine() {
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--dry-run", "--value-size", "1000,2000", "--heap", "256m",
+                "--gc", "parallel");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("3 variants x 2 settings, -Xmx256m, parallel");
+        List<String> commands = r.out().lines().filter(l -> l.startsWith("  ")).toList();
+        assertThat(commands).hasSize(6).allSatisfy(c -> assertThat(c).contains("-Xmx256m -Xms256m -XX:+UseParallelGC")
+                .contains("--enable-native-access=ALL-UNNAMED").contains(CompareWorker.class.getName()));
+        assertThat(commands).filteredOn(c -> c.contains("variant=ohc")).allSatisfy(c -> assertThat(c)
+                .contains("--sun-misc-unsafe-memory-access=allow"));
+        assertThat(commands).filteredOn(c -> !c.contains("variant=ohc")).allSatisfy(c -> assertThat(c)
+                .doesNotContain("sun-misc"));
+    }
+
+    @Test
+    void workloadSurvivesTheTripToTheVariantJvm() {
+        Workload w = new Workload(Variant.OFF_HEAP, 1234, 56, 789, 3, 10, 0, Duration.ofMillis(1500),
+                Workload.Loader.MEMORY, Duration.ofNanos(200_000), Path.of("/tmp/db"), -9, true);
+        assertThat(Workload.fromArgs(w.toArgs())).isEqualTo(w);
+        assertThatThrownBy(() -> Workload.fromArgs(List.of("variant=ohc"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("missing");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"200us,200000", "5ms,5000000", "1.5s,1500000000", "2m,120000000000", "10ns,10"})
+    void durationsParse(String text, long nanos) {
+        assertThat(Durations.parse(text)).isEqualTo(Duration.ofNanos(nanos));
+        assertThat(Durations.parse(Durations.format(Duration.ofNanos(nanos)))).isEqualTo(Duration.ofNanos(nanos));
+    }
+}
