@@ -64,6 +64,8 @@ final class Shard {
     private static final int MAX_SKETCH_LONGS = 1 << 26;
     /** An optimistic chain walk longer than this means the chain changed under it. */
     private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
+    /** Referenced heads one look at a queue moves to its tail at most (see {@link #coldHead}). */
+    private static final int MAX_SECOND_CHANCES = 64;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
 
@@ -438,7 +440,7 @@ final class Shard {
     }
 
     private void evictOneLocked(Removals removals) {
-        int victim = tinyLfu ? tinyLfuVictim() : queueHead[WINDOW];
+        int victim = tinyLfu ? tinyLfuVictim() : coldHead(WINDOW);
         if (victim == 0) {
             throw new IllegalStateException("no entry to evict in a shard of " + count + " entries");
         }
@@ -470,7 +472,7 @@ final class Shard {
     private void evictFromWindowLocked() {
         long windowMax = maxEntryWeight() / 100;
         while (queueBytes[WINDOW] > windowMax) {
-            int entry = queueHead[WINDOW];
+            int entry = coldHead(WINDOW);
             unlink(entry);
             linkLast(PROBATION, entry);
             if (candidate == 0) {
@@ -660,25 +662,45 @@ final class Shard {
         if (current == 0) {
             return;
         }
-        int queue = RegionLayout.queue(getInt(region, address(entry) + META));
-        if (!tinyLfu) {
-            unlink(entry);
-            linkLast(WINDOW, entry);
+        long metaAt = address(entry) + META;
+        int meta = getInt(region, metaAt);
+        if (tinyLfu) {
+            sketch.increment(hash);
+        }
+        if (!tinyLfu || RegionLayout.queue(meta) != PROBATION) {
+            // moving it to the tail now would touch both queue neighbours (two cache misses per read);
+            // the mark costs nothing, and the queue's head gives the entry its second chance later
+            setInt(region, metaAt, meta | RegionLayout.REFERENCED);
             return;
         }
-        sketch.increment(hash);
         unlink(entry);
-        if (queue == PROBATION) {
-            linkLast(PROTECTED, entry);
-            long protectedMax = (maxEntryWeight() - maxEntryWeight() / 100) * 4 / 5;
-            while (queueBytes[PROTECTED] > protectedMax) {
-                int demoted = queueHead[PROTECTED];
-                unlink(demoted);
-                linkLast(PROBATION, demoted);
-            }
-        } else {
-            linkLast(queue, entry);
+        linkLast(PROTECTED, entry);
+        long protectedMax = (maxEntryWeight() - maxEntryWeight() / 100) * 4 / 5;
+        while (queueBytes[PROTECTED] > protectedMax) {
+            int demoted = coldHead(PROTECTED);
+            unlink(demoted);
+            linkLast(PROBATION, demoted);
         }
+    }
+
+    /**
+     * The head of a queue after the referenced entries found there had their second chance: each moves to
+     * the tail, unmarked (CLOCK's approximation of LRU, which spares reads the move). At most
+     * {@link #MAX_SECOND_CHANCES} move per call, so one call stays short when most entries were read.
+     *
+     * @return the first unreferenced head, or the head after that many moves; 0 if the queue is empty
+     */
+    private int coldHead(int queue) {
+        int head = queueHead[queue];
+        for (int chances = 0; head != 0 && chances < MAX_SECOND_CHANCES; chances++) {
+            if (!RegionLayout.referenced(getInt(region, address(head) + META)) || head == queueTail[queue]) {
+                break;
+            }
+            unlink(head);
+            linkLast(queue, head);
+            head = queueHead[queue];
+        }
+        return head;
     }
 
     void drainReadsLocked() {
