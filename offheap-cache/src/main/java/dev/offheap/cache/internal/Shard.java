@@ -90,6 +90,12 @@ final class Shard {
     private final long[] queueBytes = new long[3];
     /** The probation entry to compare with the next victim; entries after it came from the window later. */
     private int candidate;
+    /**
+     * Counts removals (and clears) under the write lock: a recorded read whose count still matches names an
+     * entry that is still there, so its replay needs no chain walk to prove it. Read by optimistic readers
+     * inside their validated section; wraps around harmlessly (records are replayed long before).
+     */
+    private int removalEpoch;
     /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
     private Thread writer;
 
@@ -235,6 +241,8 @@ final class Shard {
             if (stamp != 0) {
                 byte[] value;
                 int entry;
+                // read before validating: if the stamp holds, no removal came between it and the lookup
+                int epoch = removalEpoch;
                 try {
                     entry = find(hash, key, keyLength, true);
                     value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis);
@@ -244,7 +252,7 @@ final class Shard {
                 }
                 if (value != RETRY && lock.validate(stamp)) {
                     if (value != null) {
-                        readBuffer.record(entry, hash, this);
+                        readBuffer.record(entry, epoch, this);
                     }
                     return value;
                 }
@@ -267,7 +275,7 @@ final class Shard {
             }
             int meta = getInt(region, address(entry) + META);
             byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
-            readBuffer.record(entry, hash, this);
+            readBuffer.record(entry, removalEpoch, this);
             return value;
         } finally {
             lock.unlockRead(stamp);
@@ -341,7 +349,7 @@ final class Shard {
         if (refreshDeadlineMillis != 0) {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
-        readBuffer.record(entry, hash, this);
+        readBuffer.record(entry, removalEpoch, this);
         int meta = getInt(region, address(entry) + META);
         return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
     }
@@ -511,6 +519,7 @@ final class Shard {
                 throw new IllegalStateException("entry at unit " + entry + " is not in its chain");
             }
         }
+        removalEpoch++;
         unlink(entry);
         count--;
         long bytes = (long) size << RegionLayout.UNIT_SHIFT;
@@ -526,6 +535,7 @@ final class Shard {
     /** Removes every entry. */
     void clearLocked(Removals removals) {
         readBuffer.clear();
+        removalEpoch++;
         if (!removals.wanted) {
             allocator.reset();
             java.util.Arrays.fill(queueHead, 0);
@@ -650,22 +660,19 @@ final class Shard {
         queueBytes[queue] -= (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
     }
 
-    /** Replays a recorded read, if the recorded entry is still in the chain of its hash. */
-    void onReadLocked(int entry, int hash) {
-        if (entry <= 0 || entry >= allocator.totalUnits() - 1) {
-            return;
-        }
-        int current = getInt(region, address(tableBlock) + TABLE_DATA + ((long) (hash & tableMask) << 2));
-        while (current != 0 && current != entry) {
-            current = getInt(region, address(current) + CHAIN_NEXT);
-        }
-        if (current == 0) {
+    /**
+     * Replays a recorded read, if no entry was removed since it was recorded (then the recorded entry is
+     * certainly still there); a read recorded before a removal is dropped, like reads that find the buffer
+     * full, which costs only a little precision.
+     */
+    void onReadLocked(int entry, int epoch) {
+        if (epoch != removalEpoch || entry <= 0 || entry >= allocator.totalUnits() - 1) {
             return;
         }
         long metaAt = address(entry) + META;
         int meta = getInt(region, metaAt);
         if (tinyLfu) {
-            sketch.increment(hash);
+            sketch.increment((int) entryHash(entry));
         }
         if (!tinyLfu || RegionLayout.queue(meta) != PROBATION) {
             // moving it to the tail now would touch both queue neighbours (two cache misses per read);
@@ -836,7 +843,7 @@ final class Shard {
 
     /**
      * Reads recorded by readers, replayed by the next holder of the write lock: per stripe a ring of 16
-     * slots, each {@code hash << 32 | entry}. Lossy on purpose: records are dropped when a stripe is full
+     * slots, each {@code removalEpoch << 32 | entry}. Lossy on purpose: records are dropped when a stripe is full
      * and the lock is busy, and racing recorders may overwrite each other; the replay validates each record,
      * so a lost or garbled one costs only a little precision of the eviction order.
      */
@@ -849,7 +856,7 @@ final class Shard {
         private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
         private final long[] ring = new long[STRIPES * STRIDE];
 
-        void record(int entry, long hash, Shard shard) {
+        void record(int entry, int epoch, Shard shard) {
             int base = (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
             long tail = (long) LONGS.getOpaque(ring, base);
             long head = (long) LONGS.getOpaque(ring, base + 1);
@@ -857,7 +864,7 @@ final class Shard {
                 shard.tryDrainReads();
                 return;
             }
-            LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), (hash << 32) | (entry & 0xFFFFFFFFL));
+            LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), ((long) epoch << 32) | (entry & 0xFFFFFFFFL));
             LONGS.setRelease(ring, base, tail + 1);
         }
 
