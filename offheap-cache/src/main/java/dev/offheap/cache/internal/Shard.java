@@ -96,6 +96,9 @@ final class Shard {
      * inside their validated section; wraps around harmlessly (records are replayed long before).
      */
     private int removalEpoch;
+    /** Where {@link #replayReadsLocked} keeps what its loads read, so that the compiler keeps the loads. */
+    @SuppressWarnings("unused")
+    private long prefetched;
     /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
     private Thread writer;
 
@@ -661,18 +664,43 @@ final class Shard {
     }
 
     /**
-     * Replays a recorded read, if no entry was removed since it was recorded (then the recorded entry is
-     * certainly still there); a read recorded before a removal is dropped, like reads that find the buffer
-     * full, which costs only a little precision.
+     * Replays recorded reads, each {@code removalEpoch << 32 | entry}. A read is replayed if no entry was
+     * removed since it was recorded (then the recorded entry is certainly still there); one recorded before
+     * a removal is dropped, like reads that find the buffer full, which costs only a little precision. A
+     * first pass loads the sketch memory of every read, so that their cache misses overlap; the second
+     * applies them.
+     *
+     * @param records the records; overwritten with {@code hash << 32 | entry}, or 0 for a dropped one
+     * @param n how many of them
      */
-    void onReadLocked(int entry, int epoch) {
-        if (epoch != removalEpoch || entry <= 0 || entry >= allocator.totalUnits() - 1) {
-            return;
+    void replayReadsLocked(long[] records, int n) {
+        long touched = 0;
+        for (int i = 0; i < n; i++) {
+            int entry = (int) records[i];
+            if ((int) (records[i] >>> 32) != removalEpoch || entry <= 0 || entry >= allocator.totalUnits() - 1) {
+                records[i] = 0;
+                continue;
+            }
+            int hash = (int) entryHash(entry);
+            records[i] = ((long) hash << 32) | entry;
+            if (tinyLfu) {
+                touched ^= sketch.touch(hash);
+            }
         }
+        prefetched = touched;
+        for (int i = 0; i < n; i++) {
+            if (records[i] != 0) {
+                onReadLocked((int) records[i], (int) (records[i] >>> 32));
+            }
+        }
+    }
+
+    /** Applies one read of a live entry: counts it in the sketch, promotes or marks it. */
+    private void onReadLocked(int entry, int hash) {
         long metaAt = address(entry) + META;
         int meta = getInt(region, metaAt);
         if (tinyLfu) {
-            sketch.increment((int) entryHash(entry));
+            sketch.increment(hash);
         }
         if (!tinyLfu || RegionLayout.queue(meta) != PROBATION) {
             // moving it to the tail now would touch both queue neighbours (two cache misses per read);
@@ -852,9 +880,11 @@ final class Shard {
         private static final int SLOTS = 16;
         /** Longs per stripe: tail, head, padding, then the slots, so stripes do not share cache lines. */
         private static final int STRIDE = 32;
-        static final int BYTES = STRIPES * STRIDE * Long.BYTES + 16;
+        static final int BYTES = STRIPES * STRIDE * Long.BYTES + 16 + STRIPES * SLOTS * Long.BYTES + 16;
         private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
         private final long[] ring = new long[STRIPES * STRIDE];
+        /** The records of one drain, used only under the write lock. */
+        private final long[] batch = new long[STRIPES * SLOTS];
 
         void record(int entry, int epoch, Shard shard) {
             int base = (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
@@ -869,6 +899,7 @@ final class Shard {
         }
 
         void drain(Shard shard) {
+            int n = 0;
             for (int stripe = 0; stripe < STRIPES; stripe++) {
                 int base = stripe * STRIDE;
                 long tail = (long) LONGS.getAcquire(ring, base);
@@ -877,11 +908,11 @@ final class Shard {
                     head = tail - SLOTS;
                 }
                 for (; head < tail; head++) {
-                    long record = (long) LONGS.getOpaque(ring, base + 8 + (int) (head & (SLOTS - 1)));
-                    shard.onReadLocked((int) record, (int) (record >>> 32));
+                    batch[n++] = (long) LONGS.getOpaque(ring, base + 8 + (int) (head & (SLOTS - 1)));
                 }
                 LONGS.setOpaque(ring, base + 1, tail);
             }
+            shard.replayReadsLocked(batch, n);
         }
 
         void clear() {
