@@ -427,6 +427,39 @@ final class Shard {
         return true;
     }
 
+    /**
+     * Writes a new value over a live entry's, in place, if the entry keeps its block size: no allocation,
+     * no chain or queue change, no new cache misses beyond the entry itself. Optimistic readers racing
+     * this fail their validation (this runs under the write lock) and retry; zero-copy readers hold the
+     * read lock, so this waits for them. The write counts as an access for the policy, as in Caffeine.
+     *
+     * @param entry the live entry of the key, found under this write lock
+     * @param keyLength the key's length in bytes (the key's bytes stay as they are)
+     * @return whether it was overwritten; false if the new value needs another block size
+     */
+    boolean overwriteLocked(int entry, long hash, int keyLength, MemorySegment value, int deadline,
+                            int writeDeadline, boolean fixedTtl, Removals removals) {
+        long raw = (long) headerBytes + keyLength + value.byteSize();
+        int units = units(raw);
+        if (units != allocator.sizeOf(entry)) {
+            return false;
+        }
+        if (removals.wanted) {
+            removals.add(keyCopyLocked(entry), valueCopyLocked(entry), RemovalCause.REPLACED);
+        }
+        long at = address(entry);
+        int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
+        int queue = RegionLayout.queue(getInt(region, at + META));
+        setInt(region, at + META, RegionLayout.meta(keyLength, RegionLayout.tagOf(hash), pad, queue, fixedTtl));
+        setInt(region, at + DEADLINE, deadline);
+        if (twoDeadlines) {
+            setInt(region, at + WRITE_DEADLINE, writeDeadline);
+        }
+        MemorySegment.copy(value, 0, region, at + headerBytes + keyLength, value.byteSize());
+        onReadLocked(entry, (int) hash);
+        return true;
+    }
+
     private long maxEntryWeight() {
         long units = allocator.totalUnits() - 2L - allocator.sizeOf(tableBlock)
                 - (tinyLfu ? allocator.sizeOf(sketchBlock) : 0);
