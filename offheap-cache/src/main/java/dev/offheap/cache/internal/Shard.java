@@ -40,14 +40,15 @@ import static dev.offheap.cache.internal.RegionLayout.units;
  * and chain walks are bounded, so garbage cannot loop or exhaust the heap. A failed validation retries
  * under the read lock, which readers share. Reads do not reorder queues themselves: they record the entry
  * in a lossy, striped read buffer, and whoever holds the write lock next replays those records (updating
- * the frequency sketch and the queues) after checking that each recorded entry is still in its chain.
+ * the frequency sketch, promoting or marking the entry) if no entry was removed since they were made.
  *
  * <h2>Eviction</h2>
  * W-TinyLFU as Caffeine does it, weighted by bytes: new entries enter a window LRU (1% of the entry
  * bytes); entries leaving the window become candidates at the tail of the probation queue; when room is
  * needed the candidate's estimated frequency is compared with the probation head's and the less frequent
  * one leaves. An entry read while in probation moves to the protected queue (80% of the main space), whose
- * overflow goes back to probation. With {@link dev.offheap.cache.EvictionPolicy#LRU} all entries stay in
+ * overflow goes back to probation. A read of a window or protected entry only marks it; the queue's head
+ * gives marked entries a second chance (CLOCK) when it is taken, see {@link #coldHead}. With {@link dev.offheap.cache.EvictionPolicy#LRU} all entries stay in
  * the window queue, which then has no limit. Eviction goes on until the block allocator can place the new
  * entry, so fragmentation is paid with evictions, never with memory beyond the region.
  *
