@@ -595,7 +595,8 @@ final class Shard {
     void expireLocked(long nowMillis, Removals removals) {
         for (int queue = 0; queue < 3; queue++) {
             for (int i = 0; i < 16; i++) {
-                int head = queueHead[queue];
+                // a read entry (marked, not moved) at the head would hide older ones behind it
+                int head = queue == PROBATION ? queueHead[queue] : coldHead(queue);
                 if (head == 0 || !expired(head, nowMillis)) {
                     break;
                 }
