@@ -246,4 +246,40 @@ class CacheBehaviourTest {
             assertThat(heard.size() + cache.size()).isEqualTo(2000);
         }
     }
+
+    /** Same block size: the value is written in place; another size: a new entry. Both keep the books. */
+    @ParameterizedTest
+    @MethodSource("configs")
+    void overwritesInPlaceOrMoveWhenTheSizeChanges(CacheConfigs.Config config) {
+        List<String> heard = new ArrayList<>();
+        CacheBuilder<String, String> builder = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(1 << 20).removalListener((k, v, cause) -> heard.add(k + "=" + v + ":" + cause));
+        config.accept(builder);
+        try (OffHeapCache<String, String> cache = builder.build()) {
+            cache.put("key", "value-01");
+            cache.put("other", "x");
+            long before = cache.weightedSize();
+            for (int i = 2; i <= 9; i++) {
+                cache.put("key", "value-0" + i);
+                assertThat(cache.getIfPresent("key")).isEqualTo("value-0" + i);
+                assertThat(cache.weightedSize()).isEqualTo(before);
+                verify(cache);
+            }
+            // one byte less, same 8-byte block: the padding changes, the length read back must follow
+            cache.put("key", "value-1");
+            assertThat(cache.getIfPresent("key")).isEqualTo("value-1");
+            assertThat(cache.weightedSize()).isEqualTo(before);
+            String longer = "v".repeat(200);
+            cache.put("key", longer);
+            assertThat(cache.getIfPresent("key")).isEqualTo(longer);
+            assertThat(cache.weightedSize()).isEqualTo(entryBytes(cache, "key", longer) + entryBytes(cache, "other", "x"));
+            assertThat(cache.size()).isEqualTo(2);
+            assertThat(cache.getIfPresent("other")).isEqualTo("x");
+            verify(cache);
+            assertThat(heard).hasSize(10).allMatch(s -> s.endsWith(":REPLACED"));
+            assertThat(heard.get(0)).isEqualTo("key=value-01:REPLACED");
+            assertThat(heard.get(8)).isEqualTo("key=value-09:REPLACED");
+            assertThat(heard.get(9)).isEqualTo("key=value-1:REPLACED");
+        }
+    }
 }

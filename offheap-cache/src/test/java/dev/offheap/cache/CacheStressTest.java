@@ -183,4 +183,72 @@ class CacheStressTest {
             assertThat(cache.isClosed()).isTrue();
         }
     }
+
+    /**
+     * Writers overwrite a few keys with values of one repeated byte, of sizes that mostly keep the block (so
+     * the value is rewritten in place) and sometimes change it; readers, copying and zero-copy, must only
+     * ever see one byte value throughout, of a length some writer wrote.
+     */
+    @ParameterizedTest
+    @CsvSource({"W_TINY_LFU", "LRU"})
+    void overwritesNeverShowATornValue(EvictionPolicy policy) throws Exception {
+        try (OffHeapCache<Long, byte[]> cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
+                .capacity(8 << 20).evictionPolicy(policy).concurrencyLevel(1).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<String> torn = new AtomicReference<>();
+            AtomicInteger reads = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                boolean writer = t < 2;
+                long seed = t;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    while (!stop.get()) {
+                        long key = random.nextLong(4);
+                        if (writer) {
+                            // 1000..1007 bytes keep one block size; 1100 needs another
+                            int length = random.nextInt(8) == 0 ? 1100 : 1000 + random.nextInt(8);
+                            byte[] value = new byte[length];
+                            java.util.Arrays.fill(value, (byte) random.nextInt(256));
+                            cache.put(key, value);
+                            continue;
+                        }
+                        byte[] got = cache.getIfPresent(key);
+                        String problem = got == null ? null : uniform(got.length, i -> got[i]);
+                        if (problem == null) {
+                            problem = cache.read(key, s -> uniform((int) s.byteSize(),
+                                    i -> s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)));
+                        }
+                        if (problem != null) {
+                            torn.compareAndSet(null, problem);
+                        }
+                        reads.incrementAndGet();
+                    }
+                }));
+            }
+            while (reads.get() < 200_000 && torn.get() == null) {
+                Thread.sleep(5);
+            }
+            stop.set(true);
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            assertThat(torn.get()).isNull();
+            ((OffHeapCacheImpl<?, ?>) cache).verify();
+        }
+    }
+
+    /** @return null if the bytes are all equal and the length is one a writer uses, else what is wrong */
+    private static String uniform(int length, java.util.function.IntUnaryOperator byteAt) {
+        if (length != 1100 && (length < 1000 || length > 1007)) {
+            return "length " + length;
+        }
+        int first = byteAt.applyAsInt(0);
+        for (int i = 1; i < length; i++) {
+            if (byteAt.applyAsInt(i) != first) {
+                return "byte " + i + " of " + length + " differs from byte 0";
+            }
+        }
+        return null;
+    }
 }

@@ -97,6 +97,20 @@ final class FrequencySketch {
         }
     }
 
+    /**
+     * Loads the memory that {@link #increment} of this hash will touch (its doorkeeper long and both ends of
+     * its counter block, which may straddle two cache lines) without changing anything: called for a batch
+     * of hashes before incrementing them, so that their cache misses overlap instead of queueing up.
+     *
+     * @param hash the key's hash
+     * @return the loaded words mixed together, for the caller to keep (so the loads are not optimized away)
+     */
+    long touch(int hash) {
+        int blockHash = spread(hash);
+        long at = base + ((long) (blockHash & blockMask) << 6);
+        return region.get(LONG, doorkeeperAddress(blockHash)) ^ region.get(LONG, at) ^ region.get(LONG, at + 56);
+    }
+
     private boolean incrementAt(long longIndex, int counter) {
         long at = base + (longIndex << 3);
         long word = region.get(LONG, at);

@@ -698,11 +698,18 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             long stamp = lockForWrite(shard, removals);
             try {
                 int old = shard.find(hash, MemorySegment.ofArray(k), k.length);
+                boolean overwritten = false;
                 if (old != 0) {
                     boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
-                    shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
+                    overwritten = !expired && shard.overwriteLocked(old, hash, k.length, v, deadlines[0],
+                            deadlines[1], deadlines[2] != 0, removals);
+                    if (!overwritten) {
+                        shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
+                    }
                 }
-                store(shard, hash, k, v, deadlines, removals);
+                if (!overwritten) {
+                    store(shard, hash, k, v, deadlines, removals);
+                }
             } finally {
                 shard.unlockWrite(stamp);
             }

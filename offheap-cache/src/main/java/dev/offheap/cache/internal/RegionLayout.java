@@ -32,6 +32,7 @@ import java.lang.foreign.ValueLayout;
  *                                                                       ^ only with both expiries
  *   meta: bits 0..15 key length (bytes) | 16..23 hash tag | 24..26 pad bytes | 27..28 queue
  *         | bit 29 FIXED_TTL (deadline set by put(key, value, ttl); access does not extend it)
+ *         | bit 30 REFERENCED (read since it was last linked into its queue: a second chance at the head)
  *   value length = size * 8 - header - key length - pad
  *
  * free block (size >= 2 units; a free block of 1 unit is an orphan, in no list, until it coalesces)
@@ -76,6 +77,8 @@ final class RegionLayout {
     static final int PAD_SHIFT = 24;
     static final int QUEUE_SHIFT = 27;
     static final int FIXED_TTL = 1 << 29;
+    /** Read since last linked: the queue gives it a second chance at its head instead of moving it per read. */
+    static final int REFERENCED = 1 << 30;
 
     /** Queues an entry can be in. */
     static final int WINDOW = 0;
@@ -126,8 +129,13 @@ final class RegionLayout {
         return (meta >>> QUEUE_SHIFT) & 3;
     }
 
+    /** @return the meta of an entry just linked at the tail of {@code queue}: not referenced */
     static int withQueue(int meta, int queue) {
-        return (meta & ~(3 << QUEUE_SHIFT)) | (queue << QUEUE_SHIFT);
+        return (meta & ~((3 << QUEUE_SHIFT) | REFERENCED)) | (queue << QUEUE_SHIFT);
+    }
+
+    static boolean referenced(int meta) {
+        return (meta & REFERENCED) != 0;
     }
 
     static boolean fixedTtl(int meta) {

@@ -40,14 +40,15 @@ import static dev.offheap.cache.internal.RegionLayout.units;
  * and chain walks are bounded, so garbage cannot loop or exhaust the heap. A failed validation retries
  * under the read lock, which readers share. Reads do not reorder queues themselves: they record the entry
  * in a lossy, striped read buffer, and whoever holds the write lock next replays those records (updating
- * the frequency sketch and the queues) after checking that each recorded entry is still in its chain.
+ * the frequency sketch, promoting or marking the entry) if no entry was removed since they were made.
  *
  * <h2>Eviction</h2>
  * W-TinyLFU as Caffeine does it, weighted by bytes: new entries enter a window LRU (1% of the entry
  * bytes); entries leaving the window become candidates at the tail of the probation queue; when room is
  * needed the candidate's estimated frequency is compared with the probation head's and the less frequent
  * one leaves. An entry read while in probation moves to the protected queue (80% of the main space), whose
- * overflow goes back to probation. With {@link dev.offheap.cache.EvictionPolicy#LRU} all entries stay in
+ * overflow goes back to probation. A read of a window or protected entry only marks it; the queue's head
+ * gives marked entries a second chance (CLOCK) when it is taken, see {@link #coldHead}. With {@link dev.offheap.cache.EvictionPolicy#LRU} all entries stay in
  * the window queue, which then has no limit. Eviction goes on until the block allocator can place the new
  * entry, so fragmentation is paid with evictions, never with memory beyond the region.
  *
@@ -64,6 +65,8 @@ final class Shard {
     private static final int MAX_SKETCH_LONGS = 1 << 26;
     /** An optimistic chain walk longer than this means the chain changed under it. */
     private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
+    /** Referenced heads one look at a queue moves to its tail at most (see {@link #coldHead}). */
+    private static final int MAX_SECOND_CHANCES = 64;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
 
@@ -88,6 +91,15 @@ final class Shard {
     private final long[] queueBytes = new long[3];
     /** The probation entry to compare with the next victim; entries after it came from the window later. */
     private int candidate;
+    /**
+     * Counts removals (and clears) under the write lock: a recorded read whose count still matches names an
+     * entry that is still there, so its replay needs no chain walk to prove it. Read by optimistic readers
+     * inside their validated section; wraps around harmlessly (records are replayed long before).
+     */
+    private int removalEpoch;
+    /** Where {@link #replayReadsLocked} keeps what its loads read, so that the compiler keeps the loads. */
+    @SuppressWarnings("unused")
+    private long prefetched;
     /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
     private Thread writer;
 
@@ -233,6 +245,8 @@ final class Shard {
             if (stamp != 0) {
                 byte[] value;
                 int entry;
+                // read before validating: if the stamp holds, no removal came between it and the lookup
+                int epoch = removalEpoch;
                 try {
                     entry = find(hash, key, keyLength, true);
                     value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis);
@@ -242,7 +256,7 @@ final class Shard {
                 }
                 if (value != RETRY && lock.validate(stamp)) {
                     if (value != null) {
-                        readBuffer.record(entry, hash, this);
+                        readBuffer.record(entry, epoch, this);
                     }
                     return value;
                 }
@@ -265,7 +279,7 @@ final class Shard {
             }
             int meta = getInt(region, address(entry) + META);
             byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
-            readBuffer.record(entry, hash, this);
+            readBuffer.record(entry, removalEpoch, this);
             return value;
         } finally {
             lock.unlockRead(stamp);
@@ -339,7 +353,7 @@ final class Shard {
         if (refreshDeadlineMillis != 0) {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
-        readBuffer.record(entry, hash, this);
+        readBuffer.record(entry, removalEpoch, this);
         int meta = getInt(region, address(entry) + META);
         return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
     }
@@ -414,6 +428,39 @@ final class Shard {
         return true;
     }
 
+    /**
+     * Writes a new value over a live entry's, in place, if the entry keeps its block size: no allocation,
+     * no chain or queue change, no new cache misses beyond the entry itself. Optimistic readers racing
+     * this fail their validation (this runs under the write lock) and retry; zero-copy readers hold the
+     * read lock, so this waits for them. The write counts as an access for the policy, as in Caffeine.
+     *
+     * @param entry the live entry of the key, found under this write lock
+     * @param keyLength the key's length in bytes (the key's bytes stay as they are)
+     * @return whether it was overwritten; false if the new value needs another block size
+     */
+    boolean overwriteLocked(int entry, long hash, int keyLength, MemorySegment value, int deadline,
+                            int writeDeadline, boolean fixedTtl, Removals removals) {
+        long raw = (long) headerBytes + keyLength + value.byteSize();
+        int units = units(raw);
+        if (units != allocator.sizeOf(entry)) {
+            return false;
+        }
+        if (removals.wanted) {
+            removals.add(keyCopyLocked(entry), valueCopyLocked(entry), RemovalCause.REPLACED);
+        }
+        long at = address(entry);
+        int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
+        int queue = RegionLayout.queue(getInt(region, at + META));
+        setInt(region, at + META, RegionLayout.meta(keyLength, RegionLayout.tagOf(hash), pad, queue, fixedTtl));
+        setInt(region, at + DEADLINE, deadline);
+        if (twoDeadlines) {
+            setInt(region, at + WRITE_DEADLINE, writeDeadline);
+        }
+        MemorySegment.copy(value, 0, region, at + headerBytes + keyLength, value.byteSize());
+        onReadLocked(entry, (int) hash);
+        return true;
+    }
+
     private long maxEntryWeight() {
         long units = allocator.totalUnits() - 2L - allocator.sizeOf(tableBlock)
                 - (tinyLfu ? allocator.sizeOf(sketchBlock) : 0);
@@ -438,7 +485,7 @@ final class Shard {
     }
 
     private void evictOneLocked(Removals removals) {
-        int victim = tinyLfu ? tinyLfuVictim() : queueHead[WINDOW];
+        int victim = tinyLfu ? tinyLfuVictim() : coldHead(WINDOW);
         if (victim == 0) {
             throw new IllegalStateException("no entry to evict in a shard of " + count + " entries");
         }
@@ -470,7 +517,7 @@ final class Shard {
     private void evictFromWindowLocked() {
         long windowMax = maxEntryWeight() / 100;
         while (queueBytes[WINDOW] > windowMax) {
-            int entry = queueHead[WINDOW];
+            int entry = coldHead(WINDOW);
             unlink(entry);
             linkLast(PROBATION, entry);
             if (candidate == 0) {
@@ -509,6 +556,7 @@ final class Shard {
                 throw new IllegalStateException("entry at unit " + entry + " is not in its chain");
             }
         }
+        removalEpoch++;
         unlink(entry);
         count--;
         long bytes = (long) size << RegionLayout.UNIT_SHIFT;
@@ -524,6 +572,7 @@ final class Shard {
     /** Removes every entry. */
     void clearLocked(Removals removals) {
         readBuffer.clear();
+        removalEpoch++;
         if (!removals.wanted) {
             allocator.reset();
             java.util.Arrays.fill(queueHead, 0);
@@ -546,7 +595,8 @@ final class Shard {
     void expireLocked(long nowMillis, Removals removals) {
         for (int queue = 0; queue < 3; queue++) {
             for (int i = 0; i < 16; i++) {
-                int head = queueHead[queue];
+                // a read entry (marked, not moved) at the head would hide older ones behind it
+                int head = queue == PROBATION ? queueHead[queue] : coldHead(queue);
                 if (head == 0 || !expired(head, nowMillis)) {
                     break;
                 }
@@ -648,37 +698,79 @@ final class Shard {
         queueBytes[queue] -= (long) allocator.sizeOf(entry) << RegionLayout.UNIT_SHIFT;
     }
 
-    /** Replays a recorded read, if the recorded entry is still in the chain of its hash. */
-    void onReadLocked(int entry, int hash) {
-        if (entry <= 0 || entry >= allocator.totalUnits() - 1) {
-            return;
-        }
-        int current = getInt(region, address(tableBlock) + TABLE_DATA + ((long) (hash & tableMask) << 2));
-        while (current != 0 && current != entry) {
-            current = getInt(region, address(current) + CHAIN_NEXT);
-        }
-        if (current == 0) {
-            return;
-        }
-        int queue = RegionLayout.queue(getInt(region, address(entry) + META));
-        if (!tinyLfu) {
-            unlink(entry);
-            linkLast(WINDOW, entry);
-            return;
-        }
-        sketch.increment(hash);
-        unlink(entry);
-        if (queue == PROBATION) {
-            linkLast(PROTECTED, entry);
-            long protectedMax = (maxEntryWeight() - maxEntryWeight() / 100) * 4 / 5;
-            while (queueBytes[PROTECTED] > protectedMax) {
-                int demoted = queueHead[PROTECTED];
-                unlink(demoted);
-                linkLast(PROBATION, demoted);
+    /**
+     * Replays recorded reads, each {@code removalEpoch << 32 | entry}. A read is replayed if no entry was
+     * removed since it was recorded (then the recorded entry is certainly still there); one recorded before
+     * a removal is dropped, like reads that find the buffer full, which costs only a little precision. A
+     * first pass loads the sketch memory of every read, so that their cache misses overlap; the second
+     * applies them.
+     *
+     * @param records the records; overwritten with {@code hash << 32 | entry}, or 0 for a dropped one
+     * @param n how many of them
+     */
+    void replayReadsLocked(long[] records, int n) {
+        long touched = 0;
+        for (int i = 0; i < n; i++) {
+            int entry = (int) records[i];
+            if ((int) (records[i] >>> 32) != removalEpoch || entry <= 0 || entry >= allocator.totalUnits() - 1) {
+                records[i] = 0;
+                continue;
             }
-        } else {
-            linkLast(queue, entry);
+            int hash = (int) entryHash(entry);
+            records[i] = ((long) hash << 32) | entry;
+            if (tinyLfu) {
+                touched ^= sketch.touch(hash);
+            }
         }
+        prefetched = touched;
+        for (int i = 0; i < n; i++) {
+            if (records[i] != 0) {
+                onReadLocked((int) records[i], (int) (records[i] >>> 32));
+            }
+        }
+    }
+
+    /** Applies one read of a live entry: counts it in the sketch, promotes or marks it. */
+    private void onReadLocked(int entry, int hash) {
+        long metaAt = address(entry) + META;
+        int meta = getInt(region, metaAt);
+        if (tinyLfu) {
+            sketch.increment(hash);
+        }
+        if (!tinyLfu || RegionLayout.queue(meta) != PROBATION) {
+            // moving it to the tail now would touch both queue neighbours (two cache misses per read);
+            // the mark costs nothing, and the queue's head gives the entry its second chance later
+            setInt(region, metaAt, meta | RegionLayout.REFERENCED);
+            return;
+        }
+        unlink(entry);
+        linkLast(PROTECTED, entry);
+        long protectedMax = (maxEntryWeight() - maxEntryWeight() / 100) * 4 / 5;
+        while (queueBytes[PROTECTED] > protectedMax) {
+            int demoted = coldHead(PROTECTED);
+            unlink(demoted);
+            linkLast(PROBATION, demoted);
+        }
+    }
+
+    /**
+     * The head of a queue after the referenced entries found there had their second chance: each moves to
+     * the tail, unmarked (CLOCK's approximation of LRU, which spares reads the move). At most
+     * {@link #MAX_SECOND_CHANCES} move per call, so one call stays short when most entries were read.
+     *
+     * @return the first unreferenced head, or the head after that many moves; 0 if the queue is empty
+     */
+    private int coldHead(int queue) {
+        int head = queueHead[queue];
+        for (int chances = 0; head != 0 && chances < MAX_SECOND_CHANCES; chances++) {
+            if (!RegionLayout.referenced(getInt(region, address(head) + META)) || head == queueTail[queue]) {
+                break;
+            }
+            unlink(head);
+            linkLast(queue, head);
+            head = queueHead[queue];
+        }
+        return head;
     }
 
     void drainReadsLocked() {
@@ -814,7 +906,7 @@ final class Shard {
 
     /**
      * Reads recorded by readers, replayed by the next holder of the write lock: per stripe a ring of 16
-     * slots, each {@code hash << 32 | entry}. Lossy on purpose: records are dropped when a stripe is full
+     * slots, each {@code removalEpoch << 32 | entry}. Lossy on purpose: records are dropped when a stripe is full
      * and the lock is busy, and racing recorders may overwrite each other; the replay validates each record,
      * so a lost or garbled one costs only a little precision of the eviction order.
      */
@@ -823,11 +915,13 @@ final class Shard {
         private static final int SLOTS = 16;
         /** Longs per stripe: tail, head, padding, then the slots, so stripes do not share cache lines. */
         private static final int STRIDE = 32;
-        static final int BYTES = STRIPES * STRIDE * Long.BYTES + 16;
+        static final int BYTES = STRIPES * STRIDE * Long.BYTES + 16 + STRIPES * SLOTS * Long.BYTES + 16;
         private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
         private final long[] ring = new long[STRIPES * STRIDE];
+        /** The records of one drain, used only under the write lock. */
+        private final long[] batch = new long[STRIPES * SLOTS];
 
-        void record(int entry, long hash, Shard shard) {
+        void record(int entry, int epoch, Shard shard) {
             int base = (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
             long tail = (long) LONGS.getOpaque(ring, base);
             long head = (long) LONGS.getOpaque(ring, base + 1);
@@ -835,11 +929,12 @@ final class Shard {
                 shard.tryDrainReads();
                 return;
             }
-            LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), (hash << 32) | (entry & 0xFFFFFFFFL));
+            LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), ((long) epoch << 32) | (entry & 0xFFFFFFFFL));
             LONGS.setRelease(ring, base, tail + 1);
         }
 
         void drain(Shard shard) {
+            int n = 0;
             for (int stripe = 0; stripe < STRIPES; stripe++) {
                 int base = stripe * STRIDE;
                 long tail = (long) LONGS.getAcquire(ring, base);
@@ -848,11 +943,11 @@ final class Shard {
                     head = tail - SLOTS;
                 }
                 for (; head < tail; head++) {
-                    long record = (long) LONGS.getOpaque(ring, base + 8 + (int) (head & (SLOTS - 1)));
-                    shard.onReadLocked((int) record, (int) (record >>> 32));
+                    batch[n++] = (long) LONGS.getOpaque(ring, base + 8 + (int) (head & (SLOTS - 1)));
                 }
                 LONGS.setOpaque(ring, base + 1, tail);
             }
+            shard.replayReadsLocked(batch, n);
         }
 
         void clear() {
