@@ -111,10 +111,9 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         if (!busyBase && !busyVariant) {
             return "";
         }
-        return String.format(Locale.ROOT, "; NOISY: other processes used %s (on-heap) and %s (%s) of the CPU, so "
-                + "another run may differ by more than 10%% on GC time, p99 and throughput, and on the GC cycles of "
-                + "on-heap (G1 sizes its young generation from the pauses it sees); GC CPU is the steadier GC ratio",
-                percent(b), percent(v), r.variant());
+        return String.format(Locale.ROOT, "; NOISY: other processes used %s (on-heap) and %s (%s) of the CPU: "
+                + "GC time, p99, throughput and on-heap's GC cycles may differ by over 10%% in another run; GC CPU is "
+                + "steadier", percent(b), percent(v), r.variant());
     }
 
     private static String percent(double share) {
