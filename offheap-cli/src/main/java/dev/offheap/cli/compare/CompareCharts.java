@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -9,7 +10,9 @@ import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
@@ -53,6 +56,7 @@ public final class CompareCharts {
         // from zero, so that the distance between the lines reads as the ratio it is
         chart.getStyler().setYAxisMin(0.0);
         boolean sweepEntries = results.stream().mapToInt(VariantResult::maxEntries).distinct().count() > 1;
+        List<Integer> entries = results.stream().map(VariantResult::maxEntries).distinct().sorted().toList();
         List<String> seriesNames = new ArrayList<>();
         for (VariantResult r : results) {
             String name = seriesName(r, sweepEntries);
@@ -71,7 +75,17 @@ public final class CompareCharts {
                 }
             }
             if (!xs.isEmpty()) {
-                chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+                VariantResult first = results.stream().filter(r -> seriesName(r, sweepEntries).equals(name))
+                        .findFirst().orElseThrow();
+                // a variant keeps its colour across max entries, and max entries keep their line style across
+                // variants, so a sweep's twelve lines read as four variants at three cache sizes
+                Color colour = colour(first.variant());
+                BasicStroke stroke = STROKES[Math.max(0, entries.indexOf(first.maxEntries())) % STROKES.length];
+                XYSeries series = chart.addSeries(name, xs, ys);
+                series.setMarker(SeriesMarkers.CIRCLE);
+                series.setMarkerColor(colour);
+                series.setLineColor(colour);
+                series.setLineStyle(stroke);
             }
         }
         Path out = dir.resolve(file);
@@ -80,6 +94,18 @@ public final class CompareCharts {
         }
         BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
         return out;
+    }
+
+    private static final BasicStroke[] STROKES = {SeriesLines.SOLID, SeriesLines.DASH_DASH, SeriesLines.DOT_DOT,
+        SeriesLines.DASH_DOT};
+
+    private static Color colour(String variant) {
+        return switch (Variant.byLabel(variant).orElse(Variant.ON_HEAP)) {
+            case ON_HEAP -> new Color(0x1f77b4);
+            case OFF_HEAP -> new Color(0xd62728);
+            case OFF_HEAP_COPY -> new Color(0xff7f0e);
+            case OHC -> new Color(0x2ca02c);
+        };
     }
 
     private static String seriesName(VariantResult r, boolean sweepEntries) {

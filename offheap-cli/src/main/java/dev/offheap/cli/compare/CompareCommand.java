@@ -64,20 +64,22 @@ public final class CompareCommand implements Command {
                 after GC, native memory, request latency p50/p99/p99.9/max, throughput, hit ratio, CPU time.
                 A list of value sizes or max entries runs every combination.
 
-                Variants: on-heap (Caffeine), off-heap (this project's cache), ohc (OHC, the seed's); and, on
-                request, off-heap-read (this project's cache, hits read in place instead of copied out).
+                Variants: on-heap (Caffeine), off-heap (this project's cache, hits read in place with
+                OffHeapCache.read, as a service that writes the bytes out would), off-heap-copy (the same cache,
+                every hit copied into a new String: what copying costs), ohc (OHC, the seed's, copying get).
 
                 Options (defaults: the seed's 100,000-byte values, 5,000 entries, 10 threads):
                   --value-size LIST   description sizes in bytes, e.g. 100000,200000,300000 (k = 1024)
                   --max-entries LIST  cache bounds in entries, e.g. 5000,10000,15000
-                  --variants LIST     which variants, in this order (default on-heap,off-heap,ohc)
+                  --variants LIST     which variants, in this order (default on-heap,off-heap,off-heap-copy,ohc)
                   --threads N         request threads (default 10)
                   --requests N        measured requests, all threads together (default 200000)
                   --duration D        or measure for a time instead, e.g. 30s
-                  --warmup N          requests before measuring (default 20000)
+                  --warmup N|auto     requests before measuring (default auto: 4 x max entries, 20000 at 5000)
                   --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)
-                  --heap SIZE         -Xmx and -Xms of every variant JVM, e.g. 2g (default auto: 1.5 x the
-                                      largest on-heap cache + 256 MiB, at least 512 MiB)
+                  --heap SIZE|auto    -Xmx and -Xms of every variant JVM, e.g. 2g (default auto, per setting
+                                      and the same for its variants: 1.5 x value size x max entries
+                                      + 256 MiB, rounded up to 256 MiB, at least 512 MiB)
                   --gc NAME           g1 (default), zgc or parallel
                   --loader NAME       db: an H2 database on local disk (default); memory: generated in
                                       memory after --latency (default 200us)
@@ -99,19 +101,20 @@ public final class CompareCommand implements Command {
     @Override
     public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
         CompareOptions o = CompareOptions.parse(argv);
-        long heap = o.effectiveHeap();
-        VariantLauncher launcher = new VariantLauncher(heap, o.collector(), o.timeout(), extraJvmOptions);
+        String heaps = heapSummary(o);
         int settings = o.valueSizes().size() * o.maxEntries().size();
         int total = settings * o.variants().size();
-        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, -Xmx%s, %s, %d threads, %s after %,d "
+        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, %s, %s, %d threads, %s after %s "
                 + "warmup requests; results to %s%n", o.variants().size(), o.variants().size() == 1 ? "" : "s", settings,
-                settings == 1 ? "" : "s", launcher.heapOption(), o.collector().label(), o.threads(),
+                settings == 1 ? "" : "s", heaps, o.collector().label(), o.threads(),
                 o.duration() != null ? Durations.format(o.duration()) + " measured"
                         : String.format(Locale.ROOT, "%,d measured requests", o.requests()),
-                o.warmupRequests(), o.out());
+                o.warmupRequests() == CompareOptions.AUTO ? CompareOptions.WARMUP_PER_ENTRY + " x max entries"
+                        : String.format(Locale.ROOT, "%,d", o.warmupRequests()), o.out());
         if (o.dryRun()) {
             for (int size : o.valueSizes()) {
                 for (int entries : o.maxEntries()) {
+                    VariantLauncher launcher = launcher(o, size, entries);
                     for (Variant v : o.variants()) {
                         Workload w = o.workload(v, size, entries);
                         String name = fileName(w);
@@ -135,6 +138,7 @@ public final class CompareCommand implements Command {
         int n = 0;
         for (int size : o.valueSizes()) {
             for (int entries : o.maxEntries()) {
+                VariantLauncher launcher = launcher(o, size, entries);
                 for (Variant v : o.variants()) {
                     Workload w = o.workload(v, size, entries);
                     out.printf(Locale.ROOT, "[%d/%d] %,d B, %,d entries, %s:", ++n, total, size, entries, v.label());
@@ -164,7 +168,7 @@ public final class CompareCommand implements Command {
         } catch (IOException | RuntimeException | LinkageError | java.awt.AWTError e) {
             err.println("offheap compare: warning: could not draw the charts (" + e + "); the report has the numbers");
         }
-        CompareReport report = new CompareReport(o, launcher.heapOption(), info, store, results,
+        CompareReport report = new CompareReport(o, info, store, results,
                 charts.stream().map(p -> p.getFileName().toString()).toList());
         Path md = o.out().resolve("report.md");
         Path json = o.out().resolve("results.json");
@@ -205,6 +209,26 @@ public final class CompareCommand implements Command {
         } catch (IllegalStateException e) {
             throw new CommandException(e.getMessage(), e);
         }
+    }
+
+    /** One launcher per setting: every variant of a setting gets the same heap. */
+    private VariantLauncher launcher(CompareOptions o, int size, int entries) {
+        return new VariantLauncher(o.heapFor(size, entries), o.collector(), o.timeout(), extraJvmOptions);
+    }
+
+    /** @return the heap of the run for the first line: one size, or the per-setting range of --heap auto */
+    static String heapSummary(CompareOptions o) {
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int size : o.valueSizes()) {
+            for (int entries : o.maxEntries()) {
+                min = Math.min(min, o.heapFor(size, entries));
+                max = Math.max(max, o.heapFor(size, entries));
+            }
+        }
+        return min == max ? "-Xmx" + VariantLauncher.heapOption(max)
+                : "-Xmx" + VariantLauncher.heapOption(min) + " to -Xmx" + VariantLauncher.heapOption(max)
+                        + " (per setting, the same for its variants)";
     }
 
     private static String fileName(Workload w) {

@@ -19,9 +19,9 @@ import java.util.Locale;
  * @param threads request threads
  * @param requests measured requests (all threads), or 0 with {@code duration}
  * @param duration the measured phase's length, or null with {@code requests}
- * @param warmupRequests requests before the measured phase
+ * @param warmupRequests requests before the measured phase, or {@link #AUTO} for {@link #autoWarmup(int)}
  * @param keys the key space, or 0 for twice each setting's max entries
- * @param heap the variant JVMs' -Xmx and -Xms in bytes, or 0 for {@link #autoHeap(List, List)}
+ * @param heap the variant JVMs' -Xmx and -Xms in bytes, or 0 for {@link #autoHeap(int, int)} per setting
  * @param collector the garbage collector
  * @param loader where misses load from
  * @param latency the in-memory loader's latency
@@ -48,8 +48,14 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
      * 2 cores, long enough that two runs agree on the GC ratios.
      */
     public static final long DEFAULT_REQUESTS = 200_000;
-    /** Default warmup requests: enough to fill the default cache (half of the requests miss) and compile. */
-    public static final long DEFAULT_WARMUP = 20_000;
+    /**
+     * Warmup requests per max entry with {@code --warmup auto} (the default): 4 x max entries fills a cache
+     * over the default key space (twice the max entries: filling it takes about 1.4 x max entries uniform
+     * requests) with room for the JIT to compile, and is 20,000 at the default 5,000 entries.
+     */
+    public static final int WARMUP_PER_ENTRY = 4;
+    /** {@link #warmupRequests()} when it follows each setting's max entries ({@link #autoWarmup(int)}). */
+    public static final long AUTO = -1;
     /** Largest value size accepted: 64 MiB. */
     public static final int MAX_VALUE_SIZE = 64 << 20;
     /** Largest max entries accepted. */
@@ -91,26 +97,47 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     }
 
     /**
-     * The heap each variant JVM gets unless {@code --heap} says otherwise: room for the on-heap cache of
-     * the largest setting one and a half times, plus 256 MiB for everything else, rounded up to 256 MiB,
-     * at least 512 MiB. The same heap for every variant and setting of a run.
+     * The heap each variant JVM of a setting gets unless {@code --heap} says otherwise ({@code --heap auto}):
+     * room for that setting's on-heap cache ({@code valueSize x maxEntries}) one and a half times, plus 256 MiB
+     * for everything else, rounded up to 256 MiB, at least 512 MiB. Every variant of a setting gets the same
+     * heap, so the cache takes the same share of it (about two thirds) at every setting of a sweep; the
+     * largest setting of the seed's sweep, 300,000 B x 15,000 entries (4.5 GB of values), gets 6.75 GiB.
      *
-     * @param valueSizes the value sizes
+     * @param valueSize the value size in bytes
      * @param maxEntries the max entries
      * @return the heap size in bytes
      */
-    public static long autoHeap(List<Integer> valueSizes, List<Integer> maxEntries) {
-        long largest = (long) valueSizes.stream().mapToInt(Integer::intValue).max().orElse(DEFAULT_VALUE_SIZE)
-                * maxEntries.stream().mapToInt(Integer::intValue).max().orElse(DEFAULT_MAX_ENTRIES);
+    public static long autoHeap(int valueSize, int maxEntries) {
+        long cache = (long) valueSize * maxEntries;
         long quarter = 256L << 20;
-        long heap = largest * 3 / 2 + quarter;
+        long heap = cache * 3 / 2 + quarter;
         heap = (heap + quarter - 1) / quarter * quarter;
         return Math.max(512L << 20, heap);
     }
 
-    /** @return the heap the variant JVMs get: {@code --heap}, or {@link #autoHeap(List, List)} */
-    public long effectiveHeap() {
-        return heap != 0 ? heap : autoHeap(valueSizes, maxEntries);
+    /**
+     * @param valueSize one of the value sizes
+     * @param entries one of the max entries
+     * @return the heap every variant JVM of that setting gets: {@code --heap}, or {@link #autoHeap(int, int)}
+     */
+    public long heapFor(int valueSize, int entries) {
+        return heap != 0 ? heap : autoHeap(valueSize, entries);
+    }
+
+    /**
+     * @param maxEntries a setting's max entries
+     * @return the warmup requests of that setting with {@code --warmup auto}: {@value #WARMUP_PER_ENTRY} x max entries
+     */
+    public static long autoWarmup(int maxEntries) {
+        return (long) WARMUP_PER_ENTRY * maxEntries;
+    }
+
+    /**
+     * @param entries one of the max entries
+     * @return the warmup requests at that setting: {@code --warmup}, or {@link #autoWarmup(int)}
+     */
+    public long warmupFor(int entries) {
+        return warmupRequests != AUTO ? warmupRequests : autoWarmup(entries);
     }
 
     /**
@@ -120,7 +147,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
      * @return the workload of that variant at that setting
      */
     public Workload workload(Variant variant, int valueSize, int entries) {
-        return new Workload(variant, valueSize, entries, keys != 0 ? keys : 2L * entries, threads, warmupRequests,
+        return new Workload(variant, valueSize, entries, keys != 0 ? keys : 2L * entries, threads, warmupFor(entries),
                 requests, duration, loader, latency, db, seed, nmt);
     }
 
@@ -138,7 +165,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         int threads = DEFAULT_THREADS;
         Long requests = null;
         Duration duration = null;
-        long warmup = DEFAULT_WARMUP;
+        long warmup = AUTO;
         long keys = 0;
         long heap = 0;
         Collector collector = Collector.G1;
@@ -171,7 +198,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--threads", "-t" -> threads = (int) count(arg, value, 1, 1024);
                 case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--duration", "-d" -> duration = duration(arg, value, false);
-                case "--warmup", "-w" -> warmup = count(arg, value, 0, Long.MAX_VALUE / 2);
+                case "--warmup", "-w" -> warmup = value.equals("auto") ? AUTO : count(arg, value, 0, Long.MAX_VALUE / 2);
                 case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
                     String v = value;

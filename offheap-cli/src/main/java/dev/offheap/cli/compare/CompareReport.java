@@ -14,13 +14,12 @@ import java.util.Optional;
  * Immutable.
  *
  * @param options the run's options
- * @param heapOption the variant JVMs' -Xmx/-Xms as given to them, e.g. {@code 1024m}
  * @param run where and how the run happened
  * @param storeDescription what the misses loaded from
  * @param results one per variant and setting, in run order
  * @param charts the chart files' names, relative to the report
  */
-public record CompareReport(CompareOptions options, String heapOption, RunInfo run, String storeDescription,
+public record CompareReport(CompareOptions options, RunInfo run, String storeDescription,
         List<VariantResult> results, List<String> charts) {
 
     /** The seed's table for 200,000-byte items, for the report: variant, GC cycles, GC time (s), median (ms), rps. */
@@ -38,8 +37,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
     /** @return the seed's columns, one line per variant and setting, as printed at the end of a run */
     public String table() {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"item size", "entries", "variant", "GC cycles", "GC time", "p50", "p99", "throughput",
-            "heap peak", "native"});
+        rows.add(new String[] {"item size", "entries", "variant", "GC cycles", "GC time", "GC CPU", "p50", "p99",
+            "throughput", "heap peak", "native"});
         for (VariantResult r : results) {
             if (!r.ok()) {
                 rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
@@ -47,7 +46,8 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
                 continue;
             }
             rows.add(new String[] {bytes(r.valueSize()), group(r.maxEntries()), r.variant(),
-                Long.toString(r.gcCycles()), seconds(r.gcTimeMillis() / 1e3), latency(r.p50Micros()),
+                Long.toString(r.gcCycles()), seconds(r.gcTimeMillis() / 1e3), cpuSeconds(r.gcCpuSeconds()),
+                latency(r.p50Micros()),
                 latency(r.p99Micros()), rate(r.throughput()), ByteSize.format(r.heapPeakBytes()),
                 ByteSize.format(r.cacheNativeBytes())});
         }
@@ -87,12 +87,37 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
             }
             VariantResult b = base.get();
             lines.add(String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time %s, GC CPU %s, "
-                    + "p99 %s, throughput %s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
+                    + "p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
                     fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
                     fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
-                    times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput())));
+                    times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
         }
         return lines;
+    }
+
+    /**
+     * The run-to-run caveat of one ratio: empty when both measured phases had the cores to themselves, else
+     * how much CPU other processes took in each and which of the ratios that makes unreliable.
+     *
+     * @param base the on-heap result
+     * @param r the off-heap result
+     * @return "" or a sentence fragment starting with "; "
+     */
+    static String caveat(VariantResult base, VariantResult r) {
+        double b = base.othersCpuShare();
+        double v = r.othersCpuShare();
+        boolean busyBase = !Double.isNaN(b) && b > BUSY_SHARE;
+        boolean busyVariant = !Double.isNaN(v) && v > BUSY_SHARE;
+        if (!busyBase && !busyVariant) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; NOISY: other processes used %s (on-heap) and %s (%s) of the CPU: "
+                + "GC time, p99, throughput and on-heap's GC cycles may differ by over 10%% in another run; GC CPU is "
+                + "steadier", percent(b), percent(v), r.variant());
+    }
+
+    private static String percent(double share) {
+        return Double.isNaN(share) ? "n/a" : String.format(Locale.ROOT, "%.0f%%", 100 * share);
     }
 
     /** Other processes' share of the CPU above which the report says the machine was busy. */
@@ -122,15 +147,19 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         sb.append("| machine | ").append(run.cpu()).append(", ").append(run.cores()).append(" cores, ")
                 .append(run.memory()).append(", ").append(run.os()).append(" |\n");
         sb.append("| JDK | ").append(run.jdk()).append(" |\n");
-        sb.append("| JVM per variant | `-Xmx").append(heapOption).append(" -Xms").append(heapOption).append(' ')
+        String heaps = CompareCommand.heapSummary(options);
+        sb.append("| JVM per variant | `").append(heaps.contains(" to ") ? "-Xmx/-Xms per setting (heap column below)"
+                        : heaps + " -Xms" + heaps.substring("-Xmx".length())).append(' ')
                 .append(options.collector().flag()).append(" --enable-native-access=ALL-UNNAMED")
                 .append(" -XX:+ExitOnOutOfMemoryError").append(options.nmt() ? " -XX:NativeMemoryTracking=summary" : "")
                 .append("`; OHC also `").append(String.join(" ", Variant.OHC.jvmOptions())).append("` |\n");
         sb.append("| workload | ").append(options.threads()).append(" threads; ")
                 .append(options.duration() != null ? "measured for " + Durations.format(options.duration())
                         : String.format(Locale.ROOT, "%,d measured requests", options.requests()))
-                .append(String.format(Locale.ROOT, " after %,d warmup requests; ids uniformly random over ",
-                        options.warmupRequests()))
+                .append(" after ").append(options.warmupRequests() == CompareOptions.AUTO
+                        ? CompareOptions.WARMUP_PER_ENTRY + " x max entries"
+                        : String.format(Locale.ROOT, "%,d", options.warmupRequests()))
+                .append(" warmup requests; ids uniformly random over ")
                 .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
                         : "twice the max entries").append(" (seed ").append(options.seed()).append(") |\n");
         sb.append("| store | ").append(storeDescription).append(" |\n");
@@ -149,18 +178,20 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         }
 
         sb.append("## Results\n\n");
-        sb.append("| item size | max entries | variant | GC cycles | GC time | p50 | p99 | throughput | heap peak | native |\n");
-        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("| item size | max entries | variant | GC cycles | GC time | GC CPU | p50 | p99 | throughput | heap peak "
+                + "| native |\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (VariantResult r : results) {
             if (!r.ok()) {
                 sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
                         .append(r.variant()).append(" | **failed**: ").append(escape(r.failure()))
-                        .append(" | | | | | | |\n");
+                        .append(" | | | | | | | |\n");
                 continue;
             }
             sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
                     .append(r.variant()).append(" | ").append(r.gcCycles()).append(" | ")
-                    .append(seconds(r.gcTimeMillis() / 1e3)).append(" | ").append(latency(r.p50Micros())).append(" | ")
+                    .append(seconds(r.gcTimeMillis() / 1e3)).append(" | ").append(cpuSeconds(r.gcCpuSeconds()))
+                    .append(" | ").append(latency(r.p50Micros())).append(" | ")
                     .append(latency(r.p99Micros())).append(" | ").append(rate(r.throughput())).append(" | ")
                     .append(ByteSize.format(r.heapPeakBytes())).append(" | ").append(ByteSize.format(r.cacheNativeBytes()))
                     .append(" |\n");
@@ -168,21 +199,28 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         List<String> ratios = ratioLines();
         if (!ratios.isEmpty()) {
             sb.append("\nAgainst on-heap at the same setting (\"fewer\": on-heap's count divided by the variant's; ")
-                    .append("p99 and throughput: the variant's divided by on-heap's):\n\n");
+                    .append("p99 and throughput: the variant's divided by on-heap's; a ratio marked NOISY was measured ")
+                    .append("while other processes used more than ").append(Math.round(100 * BUSY_SHARE))
+                    .append("% of the CPU):\n\n");
             ratios.forEach(l -> sb.append("- ").append(l).append('\n'));
         }
 
         sb.append("\n## All metrics\n\n");
-        sb.append("| item size | max entries | variant | requests | seconds | hit ratio | entries | GC pauses | pause total "
+        sb.append("| item size | max entries | variant | heap | warmup | requests | seconds | hit ratio | entries | GC pauses "
+                + "| pause total "
                 + "| longest pause | heap after GC (max) | heap live at end | p99.9 | max | CPU | GC CPU | NMT committed "
                 + "| RSS peak | JVM life | other processes' CPU |\n");
-        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        sb.append("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                + "|---:|\n");
         for (VariantResult r : results) {
             if (!r.ok()) {
                 continue;
             }
             sb.append("| ").append(group(r.valueSize())).append(" B | ").append(group(r.maxEntries())).append(" | ")
-                    .append(r.variant()).append(" | ").append(group(r.requests())).append(" | ")
+                    .append(r.variant()).append(" | ")
+                    .append(ByteSize.format(options.heapFor(r.valueSize(), r.maxEntries()))).append(" | ")
+                    .append(group(options.warmupFor(r.maxEntries()))).append(" | ")
+                    .append(group(r.requests())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f", r.seconds())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.1f%%", 100 * r.hitRatio())).append(" | ")
                     .append(group(r.entries())).append(" | ").append(r.pauseCount() < 0 ? "n/a" : r.pauseCount())
@@ -241,16 +279,23 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
         settings.put("threads", options.threads());
         settings.put("requests", options.requests());
         settings.put("durationSeconds", options.duration() == null ? null : options.duration().toNanos() / 1e9);
-        settings.put("warmupRequests", options.warmupRequests());
+        settings.put("warmupRequests", options.warmupRequests() == CompareOptions.AUTO
+                ? CompareOptions.WARMUP_PER_ENTRY + " x max entries" : options.warmupRequests());
         settings.put("keys", options.keys() == 0 ? "2 x max entries" : options.keys());
-        settings.put("heap", heapOption);
+        settings.put("heap", options.heap() == 0 ? "auto: 1.5 x value size x max entries + 256 MiB, rounded up to "
+                + "256 MiB, at least 512 MiB, per setting" : VariantLauncher.heapOption(options.heap()));
         settings.put("collector", options.collector().label());
         settings.put("loader", options.loader().label());
         settings.put("store", storeDescription);
         settings.put("seed", options.seed());
         settings.put("nmt", options.nmt());
         doc.put("settings", settings);
-        doc.put("results", results.stream().map(VariantResult::toMap).toList());
+        doc.put("results", results.stream().map(r -> {
+            Map<String, Object> m = new LinkedHashMap<>(r.toMap());
+            m.put("heapBytes", options.heapFor(r.valueSize(), r.maxEntries()));
+            m.put("warmupRequests", options.warmupFor(r.maxEntries()));
+            return m;
+        }).toList());
         return doc;
     }
 
@@ -264,6 +309,10 @@ public record CompareReport(CompareOptions options, String heapOption, RunInfo r
 
     static String seconds(double s) {
         return Double.isNaN(s) ? "n/a" : String.format(Locale.ROOT, "%.3f s", s);
+    }
+
+    static String cpuSeconds(double s) {
+        return Double.isNaN(s) ? "n/a" : String.format(Locale.ROOT, "%.2f s", s);
     }
 
     static String millis(double ms) {

@@ -8,9 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.LongFunction;
 
 /**
- * The off-heap variant: this project's {@link OffHeapCache}, bounded by bytes. Descriptions go in and
- * out with the same Latin-1 copies as in the OHC variant (encode to a byte array, copy; copy out, make
- * a string), so the two off-heap variants differ by their caches, not by their serializers. Thread-safe.
+ * The off-heap variants: this project's {@link OffHeapCache}, bounded by bytes. Descriptions go in with
+ * the same Latin-1 copy as in the OHC variant (encode to a byte array, copy). Hits either are read in
+ * place ({@link OffHeapCache#read}, the {@code off-heap} variant: no copy, no garbage) or come out as
+ * OHC's do (copy out, make a string: the {@code off-heap-copy} variant), so {@code off-heap-copy} and
+ * {@code ohc} differ by their caches, not by their serializers. Thread-safe.
  */
 public final class OffHeapOfferCache implements OfferCache {
     /** One byte per character; descriptions are ASCII, so nothing is lost. */
@@ -65,22 +67,12 @@ public final class OffHeapOfferCache implements OfferCache {
     @Override
     public long fetch(long id, LongFunction<String> loader) {
         if (inPlace) {
-            Long sum = cache.read(id, OffHeapOfferCache::touch);
+            Long sum = cache.read(id, OfferCache::touch);
             if (sum != null) {
                 return sum;
             }
         }
         return OfferCache.touch(get(id, loader));
-    }
-
-    /** {@link OfferCache#touch(String)} on the cached bytes: the same checksum, no copy. */
-    private static long touch(MemorySegment value) {
-        long size = value.byteSize();
-        long sum = size;
-        for (long i = 0; i < size; i += 4096) {
-            sum += value.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
-        }
-        return sum;
     }
 
     @Override

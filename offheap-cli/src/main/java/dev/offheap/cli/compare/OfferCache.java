@@ -1,5 +1,7 @@
 package dev.offheap.cli.compare;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.function.LongFunction;
 
 /**
@@ -33,19 +35,40 @@ public interface OfferCache extends AutoCloseable {
     }
 
     /**
-     * Reads a description the way a response does, cheaply: its length and one character per 4 KiB
-     * page, which touches all of its memory without a copy that would blur the difference between variants.
+     * Reads a description the way a response does, cheaply: its length and one character per
+     * {@value #TOUCH_STRIDE} bytes, which touches all of its memory without a copy that would blur the
+     * difference between variants. Every variant's {@link #fetch(long, LongFunction)} ends in this or in
+     * {@link #touch(MemorySegment)}, which reads the same bytes and gives the same checksum, so all do the
+     * same work on the value.
      *
-     * @param description the description
+     * @param description the description (Latin-1: one byte per character)
      * @return the checksum
      */
     static long touch(String description) {
         long sum = description.length();
-        for (int i = 0; i < description.length(); i += 4096) {
-            sum += description.charAt(i);
+        for (int i = 0; i < description.length(); i += TOUCH_STRIDE) {
+            sum += description.charAt(i) & 0xFF;
         }
         return sum;
     }
+
+    /**
+     * {@link #touch(String)} on a value's bytes in place, for caches that can hand them out without a copy.
+     *
+     * @param value the value's bytes (Latin-1), read only
+     * @return the same checksum as {@link #touch(String)} of the string those bytes encode
+     */
+    static long touch(MemorySegment value) {
+        long size = value.byteSize();
+        long sum = size;
+        for (long i = 0; i < size; i += TOUCH_STRIDE) {
+            sum += value.get(ValueLayout.JAVA_BYTE, i) & 0xFF;
+        }
+        return sum;
+    }
+
+    /** Bytes between two bytes a request reads: one per 4 KiB page. */
+    int TOUCH_STRIDE = 4096;
 
     /** @return entries cached now */
     long entries();

@@ -215,6 +215,14 @@ public final class VariantLauncher {
 
     /** @return the heap option value as written on the command line, e.g. {@code 1024m} */
     public String heapOption() {
+        return heapOption(heapBytes);
+    }
+
+    /**
+     * @param heapBytes a heap size in bytes
+     * @return it as -Xmx and -Xms take it: mebibytes when whole, e.g. {@code 1024m}, else bytes
+     */
+    public static String heapOption(long heapBytes) {
         return heapBytes % (1 << 20) == 0 ? (heapBytes >> 20) + "m" : Long.toString(heapBytes);
     }
 

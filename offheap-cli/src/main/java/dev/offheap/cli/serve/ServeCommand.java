@@ -60,7 +60,7 @@ public final class ServeCommand implements Command {
     @Override
     public String usage() {
         return """
-                Usage: offheap serve [--variant on-heap|off-heap|ohc] [--port N] [--bind ADDR]
+                Usage: offheap serve [--variant on-heap|off-heap|off-heap-copy|ohc] [--port N] [--bind ADDR]
                                      [--value-size B] [--max-entries N] [--keys N] [--loader db|memory]
                                      [--latency D] [--db DIR] [--threads N] [--stop-after D]
                 """;
@@ -78,7 +78,9 @@ public final class ServeCommand implements Command {
                 (a Lua script that draws random ids gives the seed's workload).
 
                 Options:
-                  --variant NAME     on-heap (Caffeine), off-heap (default) or ohc
+                  --variant NAME     on-heap (Caffeine), off-heap (default), off-heap-copy or ohc; the
+                                     HTTP server needs each response body as a byte array, so here
+                                     off-heap and off-heap-copy both copy a hit out of the cache
                   --port N           port, 0 for any free one (default 8080)
                   --bind ADDR        address to listen on (default 127.0.0.1; 0.0.0.0 for all)
                   --value-size B     description size in bytes (default 100000)

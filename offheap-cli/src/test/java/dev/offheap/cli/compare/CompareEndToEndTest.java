@@ -24,14 +24,19 @@ class CompareEndToEndTest {
                 "--threads", "2", "--requests", "400", "--warmup", "100", "--heap", "64m", "--db",
                 dir.resolve("db").toString(), "--out", out.toString());
         assertThat(r.code()).as("stdout: %s%nstderr: %s", r.out(), r.err()).isZero();
-        assertThat(r.out()).contains("created the offer database").contains("[1/3] 4,000 B, 50 entries, on-heap:")
-                .contains("[3/3] 4,000 B, 50 entries, ohc:")
-                .containsPattern("item size +entries +variant +GC cycles +GC time +p50 +p99 +throughput +heap peak +native")
+        assertThat(r.out()).contains("created the offer database").contains("[1/4] 4,000 B, 50 entries, on-heap:")
+                .contains("[2/4] 4,000 B, 50 entries, off-heap:").contains("[3/4] 4,000 B, 50 entries, off-heap-copy:")
+                .contains("[4/4] 4,000 B, 50 entries, ohc:")
+                .containsPattern("item size +entries +variant +GC cycles +GC time +GC CPU +p50 +p99 +throughput +heap peak "
+                        + "+native")
                 .doesNotContain("FAILED");
 
         Object json = Json.parse(Files.readString(out.resolve("results.json")));
         List<?> results = (List<?>) ((Map<?, ?>) json).get("results");
-        assertThat(results).hasSize(3);
+        assertThat(results).hasSize(4);
+        assertThat(results.stream().map(o -> (Object) ((Map<?, ?>) o).get("variant")).toList()).containsExactly("on-heap",
+                "off-heap", "off-heap-copy", "ohc");
+        assertThat(results).allSatisfy(o -> assertThat(((Map<?, ?>) o).get("heapBytes")).isEqualTo((double) (64L << 20)));
         for (Object o : results) {
             VariantResult v = VariantResult.fromMap((Map<?, ?>) o);
             assertThat(v.ok()).as(v.variant() + ": " + v.failure()).isTrue();
@@ -59,11 +64,12 @@ class CompareEndToEndTest {
             }
         }
         String md = Files.readString(out.resolve("report.md"));
-        for (String variant : List.of("on-heap", "off-heap", "ohc")) {
-            assertThat(md).containsPattern("\\| 4,000 B \\| 50 \\| " + variant + " \\| \\d+ \\| \\d+\\.\\d{3} s \\| [\\d.]+ (us|ms) "
+        for (String variant : List.of("on-heap", "off-heap", "off-heap-copy", "ohc")) {
+            assertThat(md).containsPattern("\\| 4,000 B \\| 50 \\| " + variant + " \\| \\d+ \\| \\d+\\.\\d{3} s \\| "
+                    + "(\\d+\\.\\d{2} s|n/a) \\| [\\d.]+ (us|ms) "
                     + "\\| [\\d.]+ (us|ms) \\| [\\d,]+ rps \\|");
         }
-        assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("## The seed's numbers")
+        assertThat(md).contains("off-heap vs on-heap: GC cycles").contains("off-heap-copy vs on-heap: GC cycles").contains("## The seed's numbers")
                 .containsPattern("\\| other processes \\| used up to \\d+% of the machine's \\d+ cores");
         for (String png : List.of("compare-throughput.png", "compare-p99.png", "compare-gc-time.png")) {
             assertThat(Files.readAllBytes(out.resolve(png))).hasSizeGreaterThan(1000).startsWith(0x89, 'P', 'N', 'G');
@@ -153,15 +159,23 @@ class CompareEndToEndTest {
             VariantResult r = new VariantResult("on-heap", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80,
                     1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, others, "G1 Young Generation", "Caffeine",
                     "memory", 2.0);
-            CompareReport report = new CompareReport(CompareOptions.parse(List.of()), "1024m", machine, "memory",
-                    List.of(r), List.of());
+            VariantResult offHeap = new VariantResult("off-heap", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100,
+                    90, 80, 1000, 0, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 0.02, "G1 Young Generation",
+                    "offheap-cache", "memory", 2.0);
+            CompareReport report = new CompareReport(CompareOptions.parse(List.of()), machine, "memory",
+                    List.of(r, offHeap), List.of());
             assertThat(report.busy()).isEqualTo(others > 0.1);
             assertThat(report.markdown()).contains(String.format(java.util.Locale.ROOT,
                     "| other processes | used up to %.0f%% of the machine's 2 cores", 100 * others));
+            assertThat(report.markdown()).contains("| JVM per variant | `-Xmx1024m -Xms1024m -XX:+UseG1GC");
+            assertThat(report.ratioLines()).hasSize(1);
             if (others > 0.1) {
                 assertThat(report.markdown()).contains("**The machine was busy**");
+                assertThat(report.ratioLines().getFirst()).contains("; NOISY: other processes used 60% (on-heap) and 2% "
+                        + "(off-heap) of the CPU");
             } else {
                 assertThat(report.markdown()).doesNotContain("busy");
+                assertThat(report.ratioLines().getFirst()).doesNotContain("NOISY").endsWith("throughput 1.00x");
             }
         }
     }

@@ -18,7 +18,8 @@ class CompareOptionsTest {
         CompareOptions o = CompareOptions.parse(List.of());
         assertThat(o.valueSizes()).containsExactly(100_000);
         assertThat(o.maxEntries()).containsExactly(5_000);
-        assertThat(o.variants()).containsExactly(Variant.ON_HEAP, Variant.OFF_HEAP, Variant.OHC);
+        assertThat(o.variants()).containsExactly(Variant.ON_HEAP, Variant.OFF_HEAP, Variant.OFF_HEAP_COPY,
+                Variant.OHC);
         assertThat(o.threads()).isEqualTo(10);
         assertThat(o.requests()).isEqualTo(CompareOptions.DEFAULT_REQUESTS);
         assertThat(o.duration()).isNull();
@@ -26,9 +27,12 @@ class CompareOptionsTest {
         assertThat(o.loader()).isEqualTo(Workload.Loader.DATABASE);
         assertThat(o.db()).isEqualTo(CompareOptions.defaultDb());
         // 1.5 x 500,000,000 bytes + 256 MiB, rounded up to 256 MiB
-        assertThat(o.effectiveHeap()).isEqualTo(1024L << 20);
+        assertThat(o.heapFor(100_000, 5_000)).isEqualTo(1024L << 20);
+        assertThat(o.warmupRequests()).isEqualTo(CompareOptions.AUTO);
         Workload w = o.workload(Variant.OHC, 100_000, 5_000);
         assertThat(w.offers()).as("key space larger than the cache").isEqualTo(10_000);
+        assertThat(w.warmupRequests()).as("4 x max entries").isEqualTo(20_000);
+        assertThat(o.workload(Variant.OHC, 100_000, 15_000).warmupRequests()).isEqualTo(60_000);
     }
 
     @Test
@@ -45,7 +49,9 @@ class CompareOptionsTest {
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(30));
         assertThat(o.warmupRequests()).isZero();
         assertThat(o.keys()).isEqualTo(50_000);
-        assertThat(o.effectiveHeap()).isEqualTo(2L << 30);
+        assertThat(o.heapFor(100_000, 5_000)).isEqualTo(2L << 30);
+        assertThat(o.heapFor(300_000, 10_000)).as("--heap holds for every setting").isEqualTo(2L << 30);
+        assertThat(o.workload(Variant.ON_HEAP, 300_000, 10_000).warmupRequests()).isZero();
         assertThat(o.collector()).isEqualTo(CompareOptions.Collector.ZGC);
         assertThat(o.loader()).isEqualTo(Workload.Loader.MEMORY);
         assertThat(o.latency()).isEqualTo(Duration.ofMillis(1));
@@ -58,10 +64,17 @@ class CompareOptionsTest {
     }
 
     @Test
-    void autoHeapFollowsTheLargestOnHeapCache() {
-        assertThat(CompareOptions.autoHeap(List.of(1000), List.of(10))).isEqualTo(512L << 20);
+    void autoHeapFollowsEachSettingsOnHeapCache() throws UsageException {
+        assertThat(CompareOptions.autoHeap(1000, 10)).isEqualTo(512L << 20);
         // 300,000 x 15,000 = 4.5e9 bytes: x 1.5 + 256 MiB = 7,018,435,456, rounded up to 27 x 256 MiB
-        assertThat(CompareOptions.autoHeap(List.of(100_000, 300_000), List.of(5_000, 15_000))).isEqualTo(27L * (256L << 20));
+        assertThat(CompareOptions.autoHeap(300_000, 15_000)).isEqualTo(27L * (256L << 20));
+        CompareOptions o = CompareOptions.parse(List.of("--value-size", "100000,300000", "--max-entries", "5000,15000",
+                "--heap", "auto", "--warmup", "auto"));
+        assertThat(o.heapFor(100_000, 5_000)).isEqualTo(1024L << 20);
+        assertThat(o.heapFor(300_000, 15_000)).isEqualTo(27L * (256L << 20));
+        // 100,000 x 15,000 = 1.5e9: x 1.5 + 256 MiB = 2,518,435,456, rounded up to 10 x 256 MiB
+        assertThat(o.heapFor(100_000, 15_000)).isEqualTo(10L * (256L << 20));
+        assertThat(o.warmupFor(15_000)).isEqualTo(60_000);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -89,7 +102,7 @@ class CompareOptionsTest {
         "--heap 1m;--heap: expected a size from 16.0 MiB",
         "--heap lots;--heap: expected a size in bytes",
         "--gc cms;--gc: unknown collector 'cms' (collectors: g1, zgc, parallel)",
-        "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, off-heap-read, ohc)",
+        "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, off-heap-copy, ohc)",
         "--loader file;--loader: unknown loader 'file'",
         "--latency 200us;--latency applies to --loader memory only",
         "--loader memory --db /tmp/x;--db applies to --loader db only",
@@ -119,13 +132,28 @@ class CompareOptionsTest {
     }
 
     @Test
+    void autoHeapIsPerSettingAndTheSameForEveryVariantOfIt() {
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--dry-run", "--value-size", "100000,300000",
+                "--max-entries", "5000,15000");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("-Xmx1024m to -Xmx6912m (per setting, the same for its variants)")
+                .contains("after 4 x max entries warmup requests");
+        List<String> commands = r.out().lines().filter(l -> l.startsWith("  ")).toList();
+        assertThat(commands).hasSize(16);
+        assertThat(commands).filteredOn(c -> c.contains("valueSize=100000 ") && c.contains("maxEntries=5000 "))
+                .hasSize(4).allSatisfy(c -> assertThat(c).contains("-Xmx1024m -Xms1024m").contains("warmupRequests=20000"));
+        assertThat(commands).filteredOn(c -> c.contains("valueSize=300000 ") && c.contains("maxEntries=15000 "))
+                .hasSize(4).allSatisfy(c -> assertThat(c).contains("-Xmx6912m -Xms6912m").contains("warmupRequests=60000"));
+    }
+
+    @Test
     void dryRunPrintsEachVariantsJvmCommandLine() {
         CliRun r = CliRun.of(new CompareCommand(), "compare", "--dry-run", "--value-size", "1000,2000", "--heap", "256m",
                 "--gc", "parallel");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("3 variants x 2 settings, -Xmx256m, parallel");
+        assertThat(r.out()).contains("4 variants x 2 settings, -Xmx256m, parallel");
         List<String> commands = r.out().lines().filter(l -> l.startsWith("  ")).toList();
-        assertThat(commands).hasSize(6).allSatisfy(c -> assertThat(c).contains("-Xmx256m -Xms256m -XX:+UseParallelGC")
+        assertThat(commands).hasSize(8).allSatisfy(c -> assertThat(c).contains("-Xmx256m -Xms256m -XX:+UseParallelGC")
                 .contains("--enable-native-access=ALL-UNNAMED").contains(CompareWorker.class.getName()));
         assertThat(commands).filteredOn(c -> c.contains("variant=ohc")).allSatisfy(c -> assertThat(c)
                 .contains("--sun-misc-unsafe-memory-access=allow"));
