@@ -33,7 +33,8 @@ final class Libc {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
 
-    private static final CHeap HEAP = new CHeap("malloc", "calloc",
+    /** malloc, calloc and free as one value, for code that takes either C allocator. */
+    static final CHeap HEAP = new CHeap("malloc", "calloc",
             handle("malloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG), CRITICAL),
             handle("calloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG, JAVA_LONG), CRITICAL),
             handle("free", FunctionDescriptor.ofVoid(ADDRESS), CRITICAL));

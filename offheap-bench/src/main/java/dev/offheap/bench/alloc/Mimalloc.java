@@ -37,7 +37,8 @@ final class Mimalloc {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
     private static final String REASON;
-    private static final CHeap HEAP;
+    /** malloc, calloc and free as one value, for code that takes either C allocator. */
+    static final CHeap HEAP;
     private static final MethodHandle PROCESS_INFO;
     private static final MethodHandle COLLECT;
 
