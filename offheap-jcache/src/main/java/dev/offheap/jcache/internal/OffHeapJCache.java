@@ -530,9 +530,29 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
+        V old = putAndGetOld(key, value, op, false);
+        if (statisticsOn()) {
+            statistics.get(old != null);
+            statistics.puts(op.stored, op.elapsedNanos());
+            statistics.getTime(op.elapsedNanos());
+        }
+        return old;
+    }
+
+    /**
+     * The compute of {@code getAndPut} and {@code getAndReplace}: puts {@code value}, where
+     * {@code onlyIfPresent} only over a live entry, then finishes {@code op}.
+     *
+     * @return the live value the put replaced; null where there was none or the put failed
+     * @throws RuntimeException the failure the put recorded, after the events are dispatched
+     */
+    private V putAndGetOld(K key, V value, Op op, boolean onlyIfPresent) {
         List<V> previous = new ArrayList<>(1);
         compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
+            if (onlyIfPresent && live == null) {
+                return old;
+            }
             Expirable<V> result = putInside(key, value, old, op);
             if (op.failure == null && live != null) {
                 previous.add(live.value());
@@ -540,13 +560,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             return result;
         });
         op.finish();
-        V old = previous.isEmpty() ? null : previous.get(0);
-        if (statisticsOn()) {
-            statistics.get(old != null);
-            statistics.puts(op.stored, op.elapsedNanos());
-            statistics.getTime(op.elapsedNanos());
-        }
-        return old;
+        return previous.isEmpty() ? null : previous.get(0);
     }
 
     @Override
@@ -784,20 +798,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
-        List<V> previous = new ArrayList<>(1);
-        compute(key, (k, old) -> {
-            Expirable<V> live = live(old, op.now);
-            if (live == null) {
-                return old;
-            }
-            Expirable<V> result = putInside(key, value, old, op);
-            if (op.failure == null) {
-                previous.add(live.value());
-            }
-            return result;
-        });
-        op.finish();
-        V old = previous.isEmpty() ? null : previous.get(0);
+        V old = putAndGetOld(key, value, op, true);
         if (statisticsOn()) {
             statistics.get(old != null);
             if (old != null) {
