@@ -6,6 +6,7 @@ import dev.offheap.memory.alloc.DebugMode;
 import dev.offheap.memory.alloc.PooledAllocator;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -141,7 +142,7 @@ public class FragmentationBenchmark {
     @Benchmark
     @Baseline
     public long malloc(Footprint footprint) {
-        try (MallocHeap heap = new MallocHeap()) {
+        try (CAllocatorHeap heap = new CAllocatorHeap(Libc.HEAP, Libc::mallocFootprint, Libc::mallocTrim)) {
             footprint.record(workload.run(heap));
         }
         return workload.allocations();
@@ -150,15 +151,51 @@ public class FragmentationBenchmark {
     @Benchmark
     @Requires(Mimalloc.Installed.class)
     public long mimalloc(AllocStates.MimallocLoaded loaded, Footprint footprint) {
-        try (MimallocHeap heap = new MimallocHeap()) {
+        try (CAllocatorHeap heap = new CAllocatorHeap(Mimalloc.HEAP, Mimalloc::committedBytes, Mimalloc::collect)) {
             footprint.record(workload.run(heap));
         }
         return workload.allocations();
     }
 
-    /** Counts requested bytes itself: neither C allocator reports them. */
-    private abstract static class CountingHeap implements FragmentationWorkload.Heap {
-        long allocated;
+    /**
+     * A C allocator (malloc or mimalloc) as the workload's heap. It counts requested bytes itself: neither
+     * C allocator reports them.
+     */
+    private static final class CAllocatorHeap implements FragmentationWorkload.Heap {
+        private final CHeap heap;
+        private final LongSupplier footprint;
+        private final Runnable trim;
+        private final long before;
+        private long allocated;
+
+        /**
+         * @param heap the allocator's downcalls
+         * @param footprint the bytes the allocator holds from the system, process-wide
+         * @param trim returns what the allocator caches to the system
+         */
+        CAllocatorHeap(CHeap heap, LongSupplier footprint, Runnable trim) {
+            this.heap = heap;
+            this.footprint = footprint;
+            this.trim = trim;
+            this.before = footprint.getAsLong();
+        }
+
+        @Override
+        public MemorySegment allocate(long bytes) {
+            allocated += bytes;
+            return heap.allocate(bytes);
+        }
+
+        @Override
+        public void free(MemorySegment segment) {
+            allocated -= segment.byteSize();
+            heap.release(segment);
+        }
+
+        @Override
+        public long footprintBytes() {
+            return footprint.getAsLong() - before;
+        }
 
         @Override
         public long allocatedBytes() {
@@ -166,59 +203,12 @@ public class FragmentationBenchmark {
         }
 
         @Override
+        public void trim() {
+            trim.run();
+        }
+
+        @Override
         public void close() {
-        }
-    }
-
-    private static final class MallocHeap extends CountingHeap {
-        private final long before = Libc.mallocFootprint();
-
-        @Override
-        public MemorySegment allocate(long bytes) {
-            allocated += bytes;
-            return Libc.malloc(bytes);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-            allocated -= segment.byteSize();
-            Libc.free(segment);
-        }
-
-        @Override
-        public long footprintBytes() {
-            return Libc.mallocFootprint() - before;
-        }
-
-        @Override
-        public void trim() {
-            Libc.mallocTrim();
-        }
-    }
-
-    private static final class MimallocHeap extends CountingHeap {
-        private final long before = Mimalloc.committedBytes();
-
-        @Override
-        public MemorySegment allocate(long bytes) {
-            allocated += bytes;
-            return Mimalloc.malloc(bytes);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-            allocated -= segment.byteSize();
-            Mimalloc.free(segment);
-        }
-
-        @Override
-        public long footprintBytes() {
-            return Mimalloc.committedBytes() - before;
-        }
-
-        @Override
-        public void trim() {
-            Mimalloc.collect();
         }
     }
 

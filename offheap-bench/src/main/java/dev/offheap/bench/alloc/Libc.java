@@ -33,10 +33,11 @@ final class Libc {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
 
-    private static final MethodHandle MALLOC = handle("malloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG), CRITICAL);
-    private static final MethodHandle CALLOC =
-            handle("calloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG, JAVA_LONG), CRITICAL);
-    private static final MethodHandle FREE = handle("free", FunctionDescriptor.ofVoid(ADDRESS), CRITICAL);
+    /** malloc, calloc and free as one value, for code that takes either C allocator. */
+    static final CHeap HEAP = new CHeap("malloc", "calloc",
+            handle("malloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG), CRITICAL),
+            handle("calloc", FunctionDescriptor.of(ADDRESS, JAVA_LONG, JAVA_LONG), CRITICAL),
+            handle("free", FunctionDescriptor.ofVoid(ADDRESS), CRITICAL));
     private static final MethodHandle MALLOC_TRIM = handle("malloc_trim", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
 
     /**
@@ -78,13 +79,7 @@ final class Libc {
      * @throws OutOfMemoryError if malloc returns NULL
      */
     static MemorySegment malloc(long bytes) {
-        MemorySegment p;
-        try {
-            p = (MemorySegment) MALLOC.invokeExact(bytes);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        return checked(p, bytes, "malloc");
+        return HEAP.allocate(bytes);
     }
 
     /**
@@ -93,29 +88,12 @@ final class Libc {
      * @throws OutOfMemoryError if calloc returns NULL
      */
     static MemorySegment calloc(long bytes) {
-        MemorySegment p;
-        try {
-            p = (MemorySegment) CALLOC.invokeExact(1L, bytes);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        return checked(p, bytes, "calloc");
+        return HEAP.allocateZeroed(bytes);
     }
 
     /** @param segment a segment that {@link #malloc} or {@link #calloc} returned, not freed yet */
     static void free(MemorySegment segment) {
-        try {
-            FREE.invokeExact(segment);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-    }
-
-    private static MemorySegment checked(MemorySegment p, long bytes, String function) {
-        if (p.equals(MemorySegment.NULL)) {
-            throw new OutOfMemoryError(function + "(" + bytes + ") returned NULL");
-        }
-        return p.reinterpret(bytes);
+        HEAP.release(segment);
     }
 
     /** @return true where glibc's {@code mallinfo2} exists (glibc 2.33 or newer) */

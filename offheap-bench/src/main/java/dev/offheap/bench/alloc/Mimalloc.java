@@ -37,9 +37,8 @@ final class Mimalloc {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
     private static final String REASON;
-    private static final MethodHandle MALLOC;
-    private static final MethodHandle CALLOC;
-    private static final MethodHandle FREE;
+    /** malloc, calloc and free as one value, for code that takes either C allocator. */
+    static final CHeap HEAP;
     private static final MethodHandle PROCESS_INFO;
     private static final MethodHandle COLLECT;
 
@@ -66,9 +65,8 @@ final class Mimalloc {
             }
         }
         REASON = reason;
-        MALLOC = malloc;
-        CALLOC = calloc;
-        FREE = free;
+        // Null handles where mimalloc is missing: a call then fails with an AssertionError.
+        HEAP = new CHeap("mi_malloc", "mi_calloc", malloc, calloc, free);
         PROCESS_INFO = processInfo;
         COLLECT = collect;
     }
@@ -146,13 +144,7 @@ final class Mimalloc {
      * @throws OutOfMemoryError if it returns NULL
      */
     static MemorySegment malloc(long bytes) {
-        MemorySegment p;
-        try {
-            p = (MemorySegment) MALLOC.invokeExact(bytes);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        return checked(p, bytes, "mi_malloc");
+        return HEAP.allocate(bytes);
     }
 
     /**
@@ -161,22 +153,12 @@ final class Mimalloc {
      * @throws OutOfMemoryError if it returns NULL
      */
     static MemorySegment calloc(long bytes) {
-        MemorySegment p;
-        try {
-            p = (MemorySegment) CALLOC.invokeExact(1L, bytes);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-        return checked(p, bytes, "mi_calloc");
+        return HEAP.allocateZeroed(bytes);
     }
 
     /** @param segment a segment that {@link #malloc} or {@link #calloc} returned, not freed yet */
     static void free(MemorySegment segment) {
-        try {
-            FREE.invokeExact(segment);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        HEAP.release(segment);
     }
 
     /**
@@ -205,13 +187,6 @@ final class Mimalloc {
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
-    }
-
-    private static MemorySegment checked(MemorySegment p, long bytes, String function) {
-        if (p.equals(MemorySegment.NULL)) {
-            throw new OutOfMemoryError(function + "(" + bytes + ") returned NULL");
-        }
-        return p.reinterpret(bytes);
     }
 
     private static MethodHandle handle(SymbolLookup lib, String name, FunctionDescriptor descriptor,

@@ -6,19 +6,10 @@ import dev.offheap.memory.alloc.Allocator;
 import dev.offheap.memory.alloc.StackAllocator;
 import io.netty.buffer.ByteBuf;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Allocate + touch + free of {@code bytes} whose contents may be anything (no zeroing), on one
@@ -56,24 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * bump and at least 3x faster than malloc; SAMPLED debug at most 1.15x plain pooled; two threads at
  * most 1.25x the one-thread time per operation.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(AllocStates.FORKS)
-public class UninitializedAllocationBenchmark {
-
-    /** Bytes per allocation. */
-    @Param({"16", "256", "4096", "65536"})
-    public int bytes;
-
-    /** @throws IllegalArgumentException if {@code bytes} is too small to touch */
-    @Setup
-    public void checkSize() {
-        Touch.checkSize(bytes);
-    }
+public class UninitializedAllocationBenchmark extends AllocationSizeBenchmark {
 
     @Benchmark
     @Baseline

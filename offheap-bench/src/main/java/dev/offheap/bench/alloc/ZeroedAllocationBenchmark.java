@@ -7,19 +7,9 @@ import dev.offheap.memory.alloc.StackAllocator;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Allocate + touch + free of {@code bytes} of zeroed memory, on one thread;
@@ -50,24 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Goal checked in the report: the pooled allocator at least 3x faster than {@code Arena.ofConfined()}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(AllocStates.FORKS)
-public class ZeroedAllocationBenchmark {
-
-    /** Bytes per allocation. */
-    @Param({"16", "256", "4096", "65536"})
-    public int bytes;
-
-    /** @throws IllegalArgumentException if {@code bytes} is too small to touch */
-    @Setup
-    public void checkSize() {
-        Touch.checkSize(bytes);
-    }
+public class ZeroedAllocationBenchmark extends AllocationSizeBenchmark {
 
     @Benchmark
     @Baseline

@@ -4,21 +4,14 @@ import dev.offheap.bench.Baseline;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Whether the cache's copying gets and puts are limited by memory bandwidth or by the cache: one value
@@ -45,13 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Goal checked: copying gets and puts close to the copies' bytes per second.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
-public class CacheBandwidthBenchmark {
+public class CacheBandwidthBenchmark extends CacheThroughputBenchmark {
 
     /** One value per key in one native region, as a cache would hold them, without the cache. */
     @State(Scope.Benchmark)

@@ -3,16 +3,10 @@ package dev.offheap.bench.cache;
 import dev.offheap.bench.Baseline;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Gets that hit: a uniformly random key of the workload, every key present ({@link CacheStates}), on
@@ -33,13 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code ohcTinyLfu}; at 100-byte values {@code offheapGet} at least 0.5x {@code caffeine}; at 100 KB
  * {@code offheapRead} at least 10x OHC.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
-public class CacheGetBenchmark {
+public class CacheGetBenchmark extends CacheThroughputBenchmark {
 
     /** Reads a header-sized prefix and the last byte; returns a constant so that nothing is allocated. */
     static final Function<MemorySegment, Boolean> PEEK = segment -> {

@@ -1,15 +1,9 @@
 package dev.offheap.bench.cache;
 
 import dev.offheap.bench.Baseline;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * 90% gets and 10% puts: each thread puts on every tenth operation (a fixed pattern, so every variant
@@ -30,35 +24,19 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Goals checked: offheap at least 2x OHC; at 100-byte values {@code offheapGet} at least 0.5x
  * {@code caffeine}; at 100 KB, GC time at least 5x lower than {@code caffeine}'s.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
-public class CacheMixBenchmark {
+public class CacheMixBenchmark extends CacheThroughputBenchmark {
 
     @Benchmark
     @Baseline
     @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
     public Object ohcLru(CacheStates.Keys keys, CacheStates.OhcLru ohc, CacheStates.Cursor cursor) {
-        Workload w = keys.w;
-        int i = cursor.next(w.keyCount);
-        if (cursor.putTurn()) {
-            return ohc.cache.put(w.keys[i], w.freshValue(i));
-        }
-        return ohc.cache.get(w.keys[i]);
+        return ohcOperation(keys.w, ohc, cursor);
     }
 
     @Benchmark
     @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
     public Object ohcTinyLfu(CacheStates.Keys keys, CacheStates.OhcTinyLfu ohc, CacheStates.Cursor cursor) {
-        Workload w = keys.w;
-        int i = cursor.next(w.keyCount);
-        if (cursor.putTurn()) {
-            return ohc.cache.put(w.keys[i], w.freshValue(i));
-        }
-        return ohc.cache.get(w.keys[i]);
+        return ohcOperation(keys.w, ohc, cursor);
     }
 
     @Benchmark
@@ -92,5 +70,14 @@ public class CacheMixBenchmark {
             return null;
         }
         return offheap.cache.read(w.keys[i], CacheGetBenchmark.PEEK);
+    }
+
+    /** One operation on OHC, the same for both of its eviction policies. */
+    private static Object ohcOperation(Workload w, CacheStates.Ohc ohc, CacheStates.Cursor cursor) {
+        int i = cursor.next(w.keyCount);
+        if (cursor.putTurn()) {
+            return ohc.cache.put(w.keys[i], w.freshValue(i));
+        }
+        return ohc.cache.get(w.keys[i]);
     }
 }

@@ -1,15 +1,9 @@
 package dev.offheap.bench.cache;
 
 import dev.offheap.bench.Baseline;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Puts that overwrite: a uniformly random key of the workload, every key present, with a
@@ -25,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Goals checked: {@code offheapPut} at least 2x OHC; at 100-byte values at least 1x {@code caffeine}.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(1)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX})
-public class CachePutBenchmark {
+public class CachePutBenchmark extends CacheThroughputBenchmark {
 
     @Benchmark
     @Baseline

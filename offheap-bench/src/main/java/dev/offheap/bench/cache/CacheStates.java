@@ -86,15 +86,23 @@ public final class CacheStates {
         }
     }
 
-    /** OHC with LRU eviction, its default. */
-    @State(Scope.Benchmark)
-    public static class OhcLru {
+    /**
+     * OHC filled with the workload, freed after the trial; the subclasses differ only in the eviction,
+     * so that both OHC variants are set up and torn down the same way.
+     */
+    public abstract static class Ohc {
+        private final Eviction eviction;
         OHCache<Long, byte[]> cache;
+
+        /** @param eviction the eviction policy the cache is built with */
+        Ohc(Eviction eviction) {
+            this.eviction = eviction;
+        }
 
         /** @param keys the workload */
         @Setup(Level.Trial)
         public void setUp(Keys keys) {
-            cache = filledOhc(keys.w, Eviction.LRU);
+            cache = filledOhc(keys.w, eviction);
         }
 
         /** Frees OHC's memory. */
@@ -104,21 +112,21 @@ public final class CacheStates {
         }
     }
 
+    /** OHC with LRU eviction, its default. */
+    @State(Scope.Benchmark)
+    public static class OhcLru extends Ohc {
+        /** Created by JMH. */
+        public OhcLru() {
+            super(Eviction.LRU);
+        }
+    }
+
     /** OHC with W-TinyLFU eviction. */
     @State(Scope.Benchmark)
-    public static class OhcTinyLfu {
-        OHCache<Long, byte[]> cache;
-
-        /** @param keys the workload */
-        @Setup(Level.Trial)
-        public void setUp(Keys keys) {
-            cache = filledOhc(keys.w, Eviction.W_TINY_LFU);
-        }
-
-        /** Frees OHC's memory. */
-        @TearDown(Level.Trial)
-        public void tearDown() throws java.io.IOException {
-            cache.close();
+    public static class OhcTinyLfu extends Ohc {
+        /** Created by JMH. */
+        public OhcTinyLfu() {
+            super(Eviction.W_TINY_LFU);
         }
     }
 

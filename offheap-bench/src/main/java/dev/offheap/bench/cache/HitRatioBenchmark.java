@@ -104,15 +104,20 @@ public class HitRatioBenchmark {
         }
     }
 
-    /** A fresh offheap cache with W-TinyLFU per replay. */
-    @State(Scope.Thread)
-    public static class FreshTinyLfu {
+    /** A fresh offheap cache per replay, freed after it; the subclasses choose the eviction policy. */
+    public abstract static class FreshOffHeap {
+        private final EvictionPolicy policy;
         OffHeapCache<Long, byte[]> cache;
+
+        /** @param policy the eviction policy each fresh cache is built with */
+        FreshOffHeap(EvictionPolicy policy) {
+            this.policy = policy;
+        }
 
         /** @param replay the capacity */
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
-            cache = Caches.offheap(replay.capacityBytes, EvictionPolicy.W_TINY_LFU);
+            cache = Caches.offheap(replay.capacityBytes, policy);
         }
 
         /** Frees it. */
@@ -122,57 +127,62 @@ public class HitRatioBenchmark {
         }
     }
 
+    /** A fresh offheap cache with W-TinyLFU per replay. */
+    @State(Scope.Thread)
+    public static class FreshTinyLfu extends FreshOffHeap {
+        /** Created by JMH. */
+        public FreshTinyLfu() {
+            super(EvictionPolicy.W_TINY_LFU);
+        }
+    }
+
     /** A fresh offheap cache with LRU per replay. */
     @State(Scope.Thread)
-    public static class FreshLru {
-        OffHeapCache<Long, byte[]> cache;
+    public static class FreshLru extends FreshOffHeap {
+        /** Created by JMH. */
+        public FreshLru() {
+            super(EvictionPolicy.LRU);
+        }
+    }
+
+    /** A fresh OHC per replay, freed after it; the subclasses choose the eviction. */
+    public abstract static class FreshOhc {
+        private final Eviction eviction;
+        OHCache<Long, byte[]> cache;
+
+        /** @param eviction the eviction each fresh cache is built with */
+        FreshOhc(Eviction eviction) {
+            this.eviction = eviction;
+        }
 
         /** @param replay the capacity */
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
-            cache = Caches.offheap(replay.capacityBytes, EvictionPolicy.LRU);
+            cache = Caches.ohc(replay.capacityBytes, eviction, VALUE_BYTES + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64);
         }
 
         /** Frees it. */
         @TearDown(Level.Iteration)
-        public void tearDown() {
+        public void tearDown() throws java.io.IOException {
             cache.close();
         }
     }
 
     /** A fresh OHC with LRU per replay. */
     @State(Scope.Thread)
-    public static class FreshOhcLru {
-        OHCache<Long, byte[]> cache;
-
-        /** @param replay the capacity */
-        @Setup(Level.Iteration)
-        public void setUp(Replay replay) {
-            cache = Caches.ohc(replay.capacityBytes, Eviction.LRU, VALUE_BYTES + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64);
-        }
-
-        /** Frees it. */
-        @TearDown(Level.Iteration)
-        public void tearDown() throws java.io.IOException {
-            cache.close();
+    public static class FreshOhcLru extends FreshOhc {
+        /** Created by JMH. */
+        public FreshOhcLru() {
+            super(Eviction.LRU);
         }
     }
 
     /** A fresh OHC with W-TinyLFU per replay. */
     @State(Scope.Thread)
-    public static class FreshOhcTinyLfu {
-        OHCache<Long, byte[]> cache;
-
-        /** @param replay the capacity */
-        @Setup(Level.Iteration)
-        public void setUp(Replay replay) {
-            cache = Caches.ohc(replay.capacityBytes, Eviction.W_TINY_LFU, VALUE_BYTES + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64);
-        }
-
-        /** Frees it. */
-        @TearDown(Level.Iteration)
-        public void tearDown() throws java.io.IOException {
-            cache.close();
+    public static class FreshOhcTinyLfu extends FreshOhc {
+        /** Created by JMH. */
+        public FreshOhcTinyLfu() {
+            super(Eviction.W_TINY_LFU);
         }
     }
 

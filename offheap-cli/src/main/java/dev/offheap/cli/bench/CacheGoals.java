@@ -156,18 +156,19 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 return;
             }
             String w = small.get();
-            ratioRow("100-byte gets ≥ 0.5x Caffeine", "`offheapGet`, " + sizeLabel(w) + ", 1 thread",
-                    score("CacheGetBenchmark", "offheapGet", w), score("CacheGetBenchmark", "caffeine", w),
-                    "Caffeine", 0.5, "ops/s");
-            ratioRow("100-byte gets ≥ 0.5x Caffeine", "`offheapGet`, " + sizeLabel(w) + ", 2 threads",
-                    score("CacheGetTwoThreadsBenchmark", "offheapGet", w),
-                    score("CacheGetTwoThreadsBenchmark", "caffeine", w), "Caffeine", 0.5, "ops/s");
-            ratioRow("100-byte puts ≥ 1x Caffeine", "`offheapPut`, " + sizeLabel(w) + ", 1 thread",
-                    score("CachePutBenchmark", "offheapPut", w), score("CachePutBenchmark", "caffeine", w),
-                    "Caffeine", 1, "ops/s");
-            ratioRow("100-byte puts ≥ 1x Caffeine", "`offheapPut`, " + sizeLabel(w) + ", 2 threads",
-                    score("CachePutTwoThreadsBenchmark", "offheapPut", w),
-                    score("CachePutTwoThreadsBenchmark", "caffeine", w), "Caffeine", 1, "ops/s");
+            againstCaffeine("100-byte gets ≥ 0.5x Caffeine", "offheapGet", "CacheGetBenchmark",
+                    "CacheGetTwoThreadsBenchmark", 0.5, w);
+            againstCaffeine("100-byte puts ≥ 1x Caffeine", "offheapPut", "CachePutBenchmark",
+                    "CachePutTwoThreadsBenchmark", 1, w);
+        }
+
+        /** One row per thread count: {@code method} against the same class's {@code caffeine}. */
+        void againstCaffeine(String goal, String method, String oneThread, String twoThreads, double factor,
+                String w) {
+            ratioRow(goal, "`" + method + "`, " + sizeLabel(w) + ", 1 thread", score(oneThread, method, w),
+                    score(oneThread, "caffeine", w), "Caffeine", factor, "ops/s");
+            ratioRow(goal, "`" + method + "`, " + sizeLabel(w) + ", 2 threads", score(twoThreads, method, w),
+                    score(twoThreads, "caffeine", w), "Caffeine", factor, "ops/s");
         }
 
         void zeroCopyReads() {

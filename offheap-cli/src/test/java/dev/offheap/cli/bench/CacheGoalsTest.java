@@ -25,6 +25,16 @@ class CacheGoalsTest {
         thrpt(cls, method, workload, score, Map.of());
     }
 
+    /** A one-thread result whose score does not matter, only its auxiliary counters. */
+    private void counters(String benchmark, String mode, Map<String, String> params, String unit,
+            Map<String, JmhResult.Metric> counters) {
+        results.add(new JmhResult(P + benchmark, mode, 1, 1, params, 1, Double.NaN, unit, counters, Map.of()));
+    }
+
+    private static JmhResult.Metric counter(double value) {
+        return new JmhResult.Metric(value, Double.NaN, "#");
+    }
+
     private static Map<String, JmhResult.Metric> gc(double count, double timeMs) {
         Map<String, JmhResult.Metric> m = new LinkedHashMap<>();
         m.put("gc.count", new JmhResult.Metric(count, Double.NaN, "counts"));
@@ -105,18 +115,14 @@ class CacheGoalsTest {
 
     @Test
     void footprintAndHitRatioComeFromTheAuxiliaryCounters() {
-        results.add(new JmhResult(P + "CacheFootprintBenchmark.offheap", "thrpt", 1, 1, Map.of("capacityMiB", "32"),
-                1, Double.NaN, "ops/s", Map.of(
-                        "accountedOverheadBytesPerEntry", new JmhResult.Metric(24, Double.NaN, "#"),
-                        "nmtOverheadBytesPerEntry", new JmhResult.Metric(33, Double.NaN, "#")), Map.of()));
-        results.add(new JmhResult(P + "CacheFootprintBenchmark.ohcLru", "thrpt", 1, 1, Map.of("capacityMiB", "32"),
-                1, Double.NaN, "ops/s", Map.of(
-                        "accountedOverheadBytesPerEntry", new JmhResult.Metric(64, Double.NaN, "#")), Map.of()));
+        counters("CacheFootprintBenchmark.offheap", "thrpt", Map.of("capacityMiB", "32"), "ops/s",
+                Map.of("accountedOverheadBytesPerEntry", counter(24), "nmtOverheadBytesPerEntry", counter(33)));
+        counters("CacheFootprintBenchmark.ohcLru", "thrpt", Map.of("capacityMiB", "32"), "ops/s",
+                Map.of("accountedOverheadBytesPerEntry", counter(64)));
         for (String[] r : new String[][] {{"caffeine", "zipf", "50"}, {"offheapTinyLfu", "zipf", "49"},
                 {"caffeine", "scan", "30"}, {"offheapTinyLfu", "scan", "28.5"}, {"offheapLru", "scan", "20"}}) {
-            results.add(new JmhResult(P + "HitRatioBenchmark." + r[0], "ss", 1, 1,
-                    Map.of("accesses", "100", "stream", r[1]), 1, Double.NaN, "ms/op",
-                    Map.of("hitRatioPercent", new JmhResult.Metric(Double.parseDouble(r[2]), Double.NaN, "#")), Map.of()));
+            counters("HitRatioBenchmark." + r[0], "ss", Map.of("accesses", "100", "stream", r[1]), "ms/op",
+                    Map.of("hitRatioPercent", counter(Double.parseDouble(r[2]))));
         }
         String md = new CacheGoals().apply(results);
         assertThat(row(md, "overhead per entry ≤ 32 B", "100 B values, 8 B keys, own accounting"))

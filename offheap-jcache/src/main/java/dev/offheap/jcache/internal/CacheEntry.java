@@ -25,11 +25,7 @@ final class CacheEntry<K, V> implements Cache.Entry<K, V> {
 
     @Override
     public <T> T unwrap(Class<T> type) {
-        Objects.requireNonNull(type, "type");
-        if (type.isInstance(this)) {
-            return type.cast(this);
-        }
-        throw new IllegalArgumentException("a cache entry cannot be unwrapped to " + type.getName());
+        return Unwrapping.unwrap(this, type, "a cache entry");
     }
 
     @Override

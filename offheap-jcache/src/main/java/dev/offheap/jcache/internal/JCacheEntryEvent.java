@@ -60,10 +60,7 @@ final class JCacheEntryEvent<K, V> extends CacheEntryEvent<K, V> {
 
     @Override
     public <T> T unwrap(Class<T> type) {
-        if (type.isInstance(this)) {
-            return type.cast(this);
-        }
-        throw new IllegalArgumentException("a cache entry event cannot be unwrapped to " + type.getName());
+        return Unwrapping.unwrap(this, type, "a cache entry event");
     }
 
     @Override

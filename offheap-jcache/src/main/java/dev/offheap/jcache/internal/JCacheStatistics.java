@@ -39,6 +39,27 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
         removals.add(count);
     }
 
+    /** Counts one get: a hit where {@code hit}, else a miss. */
+    void get(boolean hit) {
+        if (hit) {
+            hits.increment();
+        } else {
+            misses.increment();
+        }
+    }
+
+    /** Counts {@code count} puts that took {@code nanos} nanoseconds together. */
+    void puts(long count, long nanos) {
+        puts.add(count);
+        putNanos.add(nanos);
+    }
+
+    /** Counts {@code count} removals that took {@code nanos} nanoseconds together. */
+    void removals(long count, long nanos) {
+        removals.add(count);
+        removeNanos.add(nanos);
+    }
+
     void getTime(long nanos) {
         getNanos.add(nanos);
     }

@@ -216,12 +216,7 @@ public final class OffHeapCacheManager implements CacheManager {
 
     @Override
     public <T> T unwrap(Class<T> type) {
-        Objects.requireNonNull(type, "type");
-        if (type.isInstance(this)) {
-            return type.cast(this);
-        }
-        throw new IllegalArgumentException("a cache manager of " + provider.getClass().getName()
-                + " cannot be unwrapped to " + type.getName());
+        return Unwrapping.unwrap(this, type, "a cache manager of " + provider.getClass().getName());
     }
 
     /** Forgets a cache that closed; called by the cache. */

@@ -508,8 +508,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         }
         op.finish();
         if (statisticsOn() && op.stored > 0) {
-            statistics.puts(op.stored);
-            statistics.putTime(op.elapsedNanos());
+            statistics.puts(op.stored, op.elapsedNanos());
         }
     }
 
@@ -531,9 +530,29 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
+        V old = putAndGetOld(key, value, op, false);
+        if (statisticsOn()) {
+            statistics.get(old != null);
+            statistics.puts(op.stored, op.elapsedNanos());
+            statistics.getTime(op.elapsedNanos());
+        }
+        return old;
+    }
+
+    /**
+     * The compute of {@code getAndPut} and {@code getAndReplace}: puts {@code value}, where
+     * {@code onlyIfPresent} only over a live entry, then finishes {@code op}.
+     *
+     * @return the live value the put replaced; null where there was none or the put failed
+     * @throws RuntimeException the failure the put recorded, after the events are dispatched
+     */
+    private V putAndGetOld(K key, V value, Op op, boolean onlyIfPresent) {
         List<V> previous = new ArrayList<>(1);
         compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
+            if (onlyIfPresent && live == null) {
+                return old;
+            }
             Expirable<V> result = putInside(key, value, old, op);
             if (op.failure == null && live != null) {
                 previous.add(live.value());
@@ -541,18 +560,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             return result;
         });
         op.finish();
-        V old = previous.isEmpty() ? null : previous.get(0);
-        if (statisticsOn()) {
-            if (old != null) {
-                statistics.hits(1);
-            } else {
-                statistics.misses(1);
-            }
-            statistics.puts(op.stored);
-            statistics.getTime(op.elapsedNanos());
-            statistics.putTime(op.elapsedNanos());
-        }
-        return old;
+        return previous.isEmpty() ? null : previous.get(0);
     }
 
     @Override
@@ -595,8 +603,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         }
         op.failure = failure;
         if (statisticsOn() && op.stored > 0) {
-            statistics.puts(op.stored);
-            statistics.putTime(op.elapsedNanos());
+            statistics.puts(op.stored, op.elapsedNanos());
         }
         op.finish();
     }
@@ -627,12 +634,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         });
         op.finish();
         if (statisticsOn()) {
+            statistics.get(!stored[0]);
             if (stored[0]) {
-                statistics.puts(op.stored);
-                statistics.misses(1);
-                statistics.putTime(op.elapsedNanos());
-            } else {
-                statistics.hits(1);
+                statistics.puts(op.stored, op.elapsedNanos());
             }
         }
         return stored[0];
@@ -645,27 +649,37 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         Op op = new Op();
         boolean[] removed = new boolean[1];
         compute(key, (k, old) -> {
-            try {
-                delete(key);
-            } catch (RuntimeException e) {
-                op.failure = e;
-                return old;
-            }
-            Expirable<V> live = live(old, op.now);
-            if (live != null) {
-                op.gone(EventType.REMOVED, key, live);
-                removed[0] = true;
-            } else if (old != null) {
-                op.gone(EventType.EXPIRED, key, old);
-            }
-            return null;
+            removed[0] = removeInside(key, old, op) != null;
+            return op.failure == null ? null : old;
         });
         op.finish();
         if (removed[0] && statisticsOn()) {
-            statistics.removals(1);
-            statistics.removeTime(op.elapsedNanos());
+            statistics.removals(1, op.elapsedNanos());
         }
         return removed[0];
+    }
+
+    /**
+     * A remove inside the store's compute: deletes through, then drops the entry with a REMOVED event, or
+     * an EXPIRED one where it had expired. The caller's compute returns null, or {@code old} where
+     * {@code op.failure} says the writer failed.
+     *
+     * @return the live entry removed; null where none was or the writer failed
+     */
+    private Expirable<V> removeInside(K key, Expirable<V> old, Op op) {
+        try {
+            delete(key);
+        } catch (RuntimeException e) {
+            op.failure = e;
+            return null;
+        }
+        Expirable<V> live = live(old, op.now);
+        if (live != null) {
+            op.gone(EventType.REMOVED, key, live);
+        } else if (old != null) {
+            op.gone(EventType.EXPIRED, key, old);
+        }
+        return live;
     }
 
     @Override
@@ -674,39 +688,59 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(oldValue);
         Op op = new Op();
-        int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: removed
+        boolean removed = applyIfEquals(key, oldValue, op, (old, live) -> {
+            removeInside(key, old, op);
+            return op.failure == null ? null : old;
+        }) == Match.APPLIED;
+        if (removed && statisticsOn()) {
+            statistics.removals(1, op.elapsedNanos());
+        }
+        return removed;
+    }
+
+    /** What {@link #applyIfEquals} found and did. */
+    private enum Match {
+        /** No live entry, or the change failed. */
+        ABSENT,
+        /** A live entry with another value: only accessed. */
+        DIFFERENT,
+        /** A live entry with the expected value: changed. */
+        APPLIED
+    }
+
+    /**
+     * The compare-and-change of {@code remove(key, oldValue)} and {@code replace(key, oldValue, newValue)}:
+     * inside the store's compute, a live entry whose value equals {@code expected} becomes what
+     * {@code change} returns, a live entry with another value is accessed (its expiry renewed by the
+     * access rule). Then finishes {@code op} and counts a hit where a live entry was, else a miss.
+     *
+     * @param change from the old stored entry and the live one, the entry to store (null: none); sets
+     *     {@code op.failure} where it fails
+     * @return what was found and done
+     * @throws RuntimeException the failure {@code change} recorded, after the events are dispatched
+     */
+    private Match applyIfEquals(K key, V expected, Op op, BiFunction<Expirable<V>, Expirable<V>, Expirable<V>> change) {
+        Match[] outcome = {Match.ABSENT};
         compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return old;
             }
-            if (!live.value().equals(oldValue)) {
-                outcome[0] = 1;
+            if (!live.value().equals(expected)) {
+                outcome[0] = Match.DIFFERENT;
                 return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
             }
-            try {
-                delete(key);
-            } catch (RuntimeException e) {
-                op.failure = e;
-                return old;
+            Expirable<V> result = change.apply(old, live);
+            if (op.failure == null) {
+                outcome[0] = Match.APPLIED;
             }
-            op.gone(EventType.REMOVED, key, live);
-            outcome[0] = 2;
-            return null;
+            return result;
         });
         op.finish();
         if (statisticsOn()) {
-            if (outcome[0] == 0) {
-                statistics.misses(1);
-            } else {
-                statistics.hits(1);
-            }
-            if (outcome[0] == 2) {
-                statistics.removals(1);
-                statistics.removeTime(op.elapsedNanos());
-            }
+            statistics.get(outcome[0] != Match.ABSENT);
         }
-        return outcome[0] == 2;
+        return outcome[0];
     }
 
     @Override
@@ -716,30 +750,18 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
         compute(key, (k, old) -> {
-            try {
-                delete(key);
-            } catch (RuntimeException e) {
-                op.failure = e;
-                return old;
-            }
-            Expirable<V> live = live(old, op.now);
+            Expirable<V> live = removeInside(key, old, op);
             if (live != null) {
-                op.gone(EventType.REMOVED, key, live);
                 previous.add(live.value());
-            } else if (old != null) {
-                op.gone(EventType.EXPIRED, key, old);
             }
-            return null;
+            return op.failure == null ? null : old;
         });
         op.finish();
         V old = previous.isEmpty() ? null : previous.get(0);
         if (statisticsOn()) {
+            statistics.get(old != null);
             if (old != null) {
-                statistics.hits(1);
-                statistics.removals(1);
-                statistics.removeTime(op.elapsedNanos());
-            } else {
-                statistics.misses(1);
+                statistics.removals(1, op.elapsedNanos());
             }
             statistics.getTime(op.elapsedNanos());
         }
@@ -753,35 +775,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkValue(oldValue);
         checkValue(newValue);
         Op op = new Op();
-        int[] outcome = new int[1]; // 0: absent, 1: present but different, 2: replaced
-        compute(key, (k, old) -> {
-            Expirable<V> live = live(old, op.now);
-            if (live == null) {
-                return old;
-            }
-            if (!live.value().equals(oldValue)) {
-                outcome[0] = 1;
-                return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
-            }
-            Expirable<V> result = putInside(key, newValue, old, op);
-            if (op.failure == null) {
-                outcome[0] = 2;
-            }
-            return result;
-        });
-        op.finish();
-        if (statisticsOn()) {
-            if (outcome[0] == 0) {
-                statistics.misses(1);
-            } else {
-                statistics.hits(1);
-            }
-            if (outcome[0] == 2) {
-                statistics.puts(1);
-                statistics.putTime(op.elapsedNanos());
-            }
+        boolean replaced = applyIfEquals(key, oldValue, op, (old, live) -> putInside(key, newValue, old, op))
+                == Match.APPLIED;
+        if (replaced && statisticsOn()) {
+            statistics.puts(1, op.elapsedNanos());
         }
-        return outcome[0] == 2;
+        return replaced;
     }
 
     @Override
@@ -799,27 +798,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         checkKey(key);
         checkValue(value);
         Op op = new Op();
-        List<V> previous = new ArrayList<>(1);
-        compute(key, (k, old) -> {
-            Expirable<V> live = live(old, op.now);
-            if (live == null) {
-                return old;
-            }
-            Expirable<V> result = putInside(key, value, old, op);
-            if (op.failure == null) {
-                previous.add(live.value());
-            }
-            return result;
-        });
-        op.finish();
-        V old = previous.isEmpty() ? null : previous.get(0);
+        V old = putAndGetOld(key, value, op, true);
         if (statisticsOn()) {
+            statistics.get(old != null);
             if (old != null) {
-                statistics.hits(1);
-                statistics.puts(1);
-                statistics.putTime(op.elapsedNanos());
-            } else {
-                statistics.misses(1);
+                statistics.puts(1, op.elapsedNanos());
             }
             if (countsGet) {
                 statistics.getTime(op.elapsedNanos());
@@ -884,8 +867,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         }
         op.failure = failure;
         if (statisticsOn() && removed > 0) {
-            statistics.removals(removed);
-            statistics.removeTime(op.elapsedNanos());
+            statistics.removals(removed, op.elapsedNanos());
         }
         op.finish();
     }
@@ -932,18 +914,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         });
         op.finish();
         if (statisticsOn()) {
-            if (existed[0]) {
-                statistics.hits(1);
-            } else {
-                statistics.misses(1);
-            }
+            statistics.get(existed[0]);
             statistics.getTime(op.elapsedNanos());
             if (op.stored > 0) {
-                statistics.puts(op.stored);
-                statistics.putTime(op.elapsedNanos());
+                statistics.puts(op.stored, op.elapsedNanos());
             } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
-                statistics.removals(1);
-                statistics.removeTime(op.elapsedNanos());
+                statistics.removals(1, op.elapsedNanos());
             }
         }
         return result.isEmpty() ? null : result.get(0);
@@ -1096,8 +1072,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 });
                 op.finish();
                 if (removed[0] && statisticsOn()) {
-                    statistics.removals(1);
-                    statistics.removeTime(op.elapsedNanos());
+                    statistics.removals(1, op.elapsedNanos());
                 }
             }
         };

@@ -100,10 +100,6 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
 
     @Override
     public <T> T unwrap(Class<T> type) {
-        Objects.requireNonNull(type, "type");
-        if (type.isInstance(this)) {
-            return type.cast(this);
-        }
-        throw new IllegalArgumentException("an entry processor's entry cannot be unwrapped to " + type.getName());
+        return Unwrapping.unwrap(this, type, "an entry processor's entry");
     }
 }
