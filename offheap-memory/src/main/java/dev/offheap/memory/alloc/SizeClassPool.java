@@ -146,10 +146,6 @@ final class SizeClassPool {
         return true;
     }
 
-    synchronized boolean isFree(Span span, int index) {
-        return span.isBlockFree(index);
-    }
-
     private void afterGiveBack(Span span) {
         if (!span.listed) {
             link(span);
