@@ -295,8 +295,17 @@ public final class PooledAllocator implements Allocator {
         span.markLive(span.blockIndexOfStart(address - span.base));
     }
 
+    /**
+     * Allocations until the next tracked one. SAMPLED draws it uniformly from [N/2, 3N/2] (mean N):
+     * a fixed interval would resonate with a program that allocates in a fixed pattern and sample
+     * the same call site every time, or never. Only the slow path draws; the fast path decrements.
+     */
     private int countdownStart() {
-        return debug == DebugMode.OFF ? Integer.MAX_VALUE : sampleRate;
+        if (debug != DebugMode.SAMPLED) {
+            return debug == DebugMode.OFF ? Integer.MAX_VALUE : sampleRate;
+        }
+        long half = sampleRate / 2;
+        return (int) Math.max(1, sampleRate - half + ThreadLocalRandom.current().nextLong(2 * half + 1));
     }
 
     // reinterpret is restricted: the block has at least byteSize bytes and lives until freed, when its own scope closes.
@@ -823,7 +832,9 @@ public final class PooledAllocator implements Allocator {
         }
 
         /**
-         * @param rate N, where every N-th allocation of a thread is tracked in {@link DebugMode#SAMPLED} mode
+         * @param rate N, where 1 allocation in N of a thread is tracked in {@link DebugMode#SAMPLED} mode (the
+         *             gap to the next tracked one is drawn uniformly from [N/2, 3N/2]); the default is
+         *             {@link DebugMode#defaultSampleRate()}
          * @return this builder
          * @throws IllegalArgumentException if {@code rate} is less than 1
          */

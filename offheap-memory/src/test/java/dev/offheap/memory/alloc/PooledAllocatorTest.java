@@ -233,7 +233,8 @@ class PooledAllocatorTest {
             }
             AllocationReport r = a.report();
             long tracked = r.leaks().stream().mapToLong(AllocationReport.Leak::count).sum();
-            assertThat(tracked).isBetween(60L, 110L);
+            // the interval is random in [5, 15] (mean 10): about 100 of 1000, a few more for the first
+            assertThat(tracked).isBetween(60L, 140L);
             assertThat(r.liveAllocations()).isEqualTo(1000);
             assertThat(r.leaks().getFirst().stack().getFirst().getMethodName()).isEqualTo("sampledModeTracksAboutOneInNWithItsStack");
             live.forEach(a::free);
