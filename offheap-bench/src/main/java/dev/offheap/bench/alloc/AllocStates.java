@@ -150,7 +150,7 @@ public final class AllocStates {
         }
     }
 
-    /** {@link Pooled} in {@link DebugMode#SAMPLED}, tracking its default 1 allocation in 128. */
+    /** {@link Pooled} in {@link DebugMode#SAMPLED}, tracking its default 1 allocation in {@link DebugMode#DEFAULT_SAMPLE_RATE}. */
     @State(Scope.Benchmark)
     public static class PooledSampled extends Pooled {
         @Override

@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Threads;
  * <li>{@code bump}: a slice of a per-thread 1 MiB segment by bumping an offset, nothing freed,
  *     back to the start when full ({@link BumpRegion}): the upper bound of any allocator.
  * <li>{@code pooled}, {@code pooledSampled}, {@code pooledFull}: the library's
- *     {@code PooledAllocator} in debug mode OFF, SAMPLED (1 in 128 tracked) and FULL, one allocator
+ *     {@code PooledAllocator} in debug mode OFF, SAMPLED (1 in 4096 tracked by default) and FULL, one allocator
  *     shared by the threads; {@code allocateUninitialized(bytes)}, {@code free(segment)}.
  * <li>{@code stack}: the library's {@code StackAllocator} (1 MiB per thread, OFF):
  *     {@code pushFrame()}, {@code allocateUninitialized(bytes)}, touch, close the frame.

@@ -16,7 +16,7 @@ import java.util.Locale;
  *       not the start of a block; double frees only where that is free to check (see each allocator)</td>
  *       <td>none beyond the allocator's own</td></tr>
  *   <tr><td>{@link #SAMPLED}</td><td>stack trace and thread of 1 allocation in N
- *       ({@value #SAMPLE_RATE_PROPERTY}, default 128)</td><td>leaks and double frees of the sampled
+ *       ({@value #SAMPLE_RATE_PROPERTY}, default 4096)</td><td>leaks and double frees of the sampled
  *       allocations, with stack traces</td><td>a counter decrement per allocation; meant to stay on in
  *       production</td></tr>
  *   <tr><td>{@link #FULL}</td><td>stack trace and thread of every allocation and free</td>
@@ -39,8 +39,14 @@ public enum DebugMode {
     public static final String PROPERTY = "offheap.alloc.debug";
     /** System property that sets {@link #defaultSampleRate()}: a positive integer N (1 in N is tracked). */
     public static final String SAMPLE_RATE_PROPERTY = "offheap.alloc.debug.sampleRate";
-    /** Sample rate used when {@value #SAMPLE_RATE_PROPERTY} is not set. */
-    public static final int DEFAULT_SAMPLE_RATE = 128;
+    /**
+     * Sample rate used when {@value #SAMPLE_RATE_PROPERTY} is not set: 1 allocation in 4096. A
+     * tracked allocation and its free cost about 2 to 3 microseconds (a stack capture and map
+     * updates), so at 1 in 4096 they add under 1 ns to the average allocation; 1 in 128 added 15 to
+     * 25 ns, more than the pooled allocator's whole fast path. A lower N finds rare leaks sooner at a
+     * proportional cost.
+     */
+    public static final int DEFAULT_SAMPLE_RATE = 4096;
 
     /**
      * The mode every allocator builder starts with: the value of the system property

@@ -62,11 +62,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Safety</h2>
  * Foreign segments, slices that do not start a block, and segments larger than their block are
- * refused with {@link IllegalArgumentException}. In {@link DebugMode#OFF} a double free is detected
- * when the block is still on top of the freeing thread's cache or back in the central pool
- * ({@link IllegalStateException}), or later when a cache returns it (recorded in {@link #report()},
- * the second copy dropped); a double free that is not detected can hand the block to two users, as
- * in C. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
+ * refused with {@link IllegalArgumentException}. In every mode a double free is refused with
+ * {@link IllegalStateException} naming the segment: each span keeps one state byte per block, set
+ * when the block is handed out and cleared by {@code free} with a compare-and-set, so a block freed
+ * twice (one after the other, or by two threads at once) is never cached twice nor handed to two
+ * users. What cannot be told apart is a stale segment freed after its block was handed out again:
+ * that frees the new allocation. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
  * detection and stack traces for those; {@link DebugMode#FULL} tracks every allocation, and each
  * segment has a scope of its own that {@link #free} closes, so a use after free throws.
  *
@@ -216,6 +217,7 @@ public final class PooledAllocator implements Allocator {
                 tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
+                markLive(address);
                 return region.asSlice(address - base, byteSize).fill((byte) 0);
             }
         }
@@ -234,6 +236,7 @@ public final class PooledAllocator implements Allocator {
                 tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
+                markLive(address);
                 return region.asSlice(address - base, byteSize);
             }
         }
@@ -281,12 +284,28 @@ public final class PooledAllocator implements Allocator {
         long address = bin[n];
         tc.allocatedBytes += byteSize;
         tc.liveAllocations++;
+        markLive(address);
         MemorySegment segment = region.asSlice(address - base, byteSize);
         return zero ? segment.fill((byte) 0) : segment;
     }
 
+    /** Marks a block of an untracked small span, just taken from the calling thread's cache, live. */
+    private void markLive(long address) {
+        Span span = range.spanAt(address - base);
+        span.markLive(span.blockIndexOfStart(address - span.base));
+    }
+
+    /**
+     * Allocations until the next tracked one. SAMPLED draws it uniformly from [N/2, 3N/2] (mean N):
+     * a fixed interval would resonate with a program that allocates in a fixed pattern and sample
+     * the same call site every time, or never. Only the slow path draws; the fast path decrements.
+     */
     private int countdownStart() {
-        return debug == DebugMode.OFF ? Integer.MAX_VALUE : sampleRate;
+        if (debug != DebugMode.SAMPLED) {
+            return debug == DebugMode.OFF ? Integer.MAX_VALUE : sampleRate;
+        }
+        long half = sampleRate / 2;
+        return (int) Math.max(1, sampleRate - half + ThreadLocalRandom.current().nextLong(2 * half + 1));
     }
 
     // reinterpret is restricted: the block has at least byteSize bytes and lives until freed, when its own scope closes.
@@ -360,18 +379,25 @@ public final class PooledAllocator implements Allocator {
             Span span = range.spanAt(offset);
             if (span != null && span.sizeClass >= 0 && !span.tracked) {
                 long size = segment.byteSize();
-                if (span.blockIndex(address - span.base) >= 0 && size <= span.blockSize) {
+                int index = span.blockIndex(address - span.base);
+                if (index >= 0 && size <= span.blockSize) {
+                    if (!span.clearLive(index)) {
+                        doubleFree(segment);
+                        return;
+                    }
                     ThreadCache tc = cache();
                     int c = span.sizeClass;
                     long[] bin = tc.blocks[c];
                     int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
-                    if (bin != null && n < bin.length && (n == 0 || bin[n - 1] != address)) {
+                    if (bin != null && n < bin.length) {
                         bin[n] = address;
                         tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
                         tc.allocatedBytes -= size;
                         tc.liveAllocations--;
                         return;
                     }
+                    freeToCache(tc, span, address, size);
+                    return;
                 }
             }
         }
@@ -437,26 +463,45 @@ public final class PooledAllocator implements Allocator {
             slowLiveAllocations.decrementAndGet();
             return;
         }
-        ThreadCache tc = cache();
+        if (!span.clearLive(index)) {
+            doubleFree(segment);
+            return;
+        }
+        freeToCache(cache(), span, address, segment.byteSize());
+    }
+
+    /** Puts a block just marked free on the calling thread's cache, sending half of a full bin to the central pool. */
+    private void freeToCache(ThreadCache tc, Span span, long address, long size) {
         int c = span.sizeClass;
         long[] bin = tc.bin(c);
         int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
-        if (n > 0 && bin[n - 1] == address || pool.isFree(span, index)) {
-            String message = "double free in allocator '" + name + "' of the segment at 0x" + Long.toHexString(address)
-                    + " (" + segment.byteSize() + " bytes): the block is already free (DebugMode.FULL reports both stack traces)";
-            tracker.problem(message);
-            throw new IllegalStateException(message);
-        }
         if (n == bin.length) {
             int half = bin.length / 2;
-            pool.giveBack(bin, 0, half, tracker);
+            pools[c].giveBack(bin, 0, half, tracker);
             System.arraycopy(bin, half, bin, 0, n - half);
             n -= half;
         }
         bin[n] = address;
         tc.counts[ThreadCache.COUNT_OFFSET + c] = n + 1;
-        tc.allocatedBytes -= segment.byteSize();
+        tc.allocatedBytes -= size;
         tc.liveAllocations--;
+    }
+
+    /**
+     * Refuses the free of a block that is not live: freed before (by this or another thread), or
+     * never handed out. After close every free is accepted and ignored, as {@link #free} documents.
+     *
+     * @throws IllegalStateException unless the allocator is closed
+     */
+    private void doubleFree(MemorySegment segment) {
+        if (closed) {
+            return;
+        }
+        String message = "double free in allocator '" + name + "' of " + segment + " (" + segment.byteSize()
+                + " bytes at 0x" + Long.toHexString(segment.address()) + "): the block is already free"
+                + (debug == DebugMode.FULL ? "" : " (DebugMode.FULL reports both stack traces)");
+        tracker.problem(message);
+        throw new IllegalStateException(message);
     }
 
     private void freeManagerBlock(ManagerBlock block) {
@@ -787,7 +832,9 @@ public final class PooledAllocator implements Allocator {
         }
 
         /**
-         * @param rate N, where every N-th allocation of a thread is tracked in {@link DebugMode#SAMPLED} mode
+         * @param rate N, where 1 allocation in N of a thread is tracked in {@link DebugMode#SAMPLED} mode (the
+         *             gap to the next tracked one is drawn uniformly from [N/2, 3N/2]); the default is
+         *             {@link DebugMode#defaultSampleRate()}
          * @return this builder
          * @throws IllegalArgumentException if {@code rate} is less than 1
          */

@@ -6,8 +6,9 @@ package dev.offheap.memory.alloc;
  * lock per class; a thread touches it once per batch, not per allocation.
  *
  * <p>A span whose blocks are all back here is returned to the {@link UnitRange} at once, except
- * the last one of its class, kept as a spare so that a thread allocating and freeing around a batch
- * boundary does not map and unmap a span each time; {@link #releaseSpare()} gives the spare back.
+ * the last one of its class and kind (untracked or tracked), kept as a spare so that a thread
+ * allocating and freeing around a batch boundary, or one sampled allocation after another, does not
+ * map and unmap a span each time; {@link #releaseSpare()} gives the spare back.
  */
 final class SizeClassPool {
     final int sizeClass;
@@ -16,7 +17,9 @@ final class SizeClassPool {
     /** Spans with at least one free block, most recently used first; untracked and tracked apart. */
     private Span partial;
     private Span trackedPartial;
+    /** Spans of this class, untracked and tracked: each kind keeps its last empty span as a spare. */
     private int spans;
+    private int trackedSpans;
     /** Double frees found when blocks came back from thread caches (OFF mode's only later check). */
     private long doubleFrees;
 
@@ -146,17 +149,15 @@ final class SizeClassPool {
         return true;
     }
 
-    synchronized boolean isFree(Span span, int index) {
-        return span.isBlockFree(index);
-    }
-
     private void afterGiveBack(Span span) {
         if (!span.listed) {
             link(span);
         }
-        if (span.freeCount == span.blocks && spans > 1) {
+        // the last span of its kind stays: a sampled allocation and its free would otherwise map and
+        // release a span each time, which cost microseconds per sample
+        if (span.freeCount == span.blocks && (span.tracked ? trackedSpans : spans) > 1) {
             unlink(span, span.tracked);
-            spans--;
+            countRemoved(span);
             range.free(span);
         }
     }
@@ -173,7 +174,7 @@ final class SizeClassPool {
             Span next = s.next;
             if (s.freeCount == s.blocks) {
                 unlink(s, tracked);
-                spans--;
+                countRemoved(s);
                 range.free(s);
             }
             s = next;
@@ -186,9 +187,21 @@ final class SizeClassPool {
 
     private Span newSpan(boolean tracked) {
         Span span = range.allocate(spanUnits, sizeClass, tracked).span();
-        spans++;
+        if (tracked) {
+            trackedSpans++;
+        } else {
+            spans++;
+        }
         link(span);
         return span;
+    }
+
+    private void countRemoved(Span span) {
+        if (span.tracked) {
+            trackedSpans--;
+        } else {
+            spans--;
+        }
     }
 
     private void link(Span span) {

@@ -1,6 +1,8 @@
 package dev.offheap.memory.alloc;
 
 import java.lang.foreign.Arena;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A run of units of a {@link PooledAllocator}'s address range, in one of two roles.
@@ -152,6 +154,9 @@ final class Span extends SpanPadding {
 
 /** What never changes in a span: where it is and how its blocks are laid out. */
 abstract class SpanShape {
+    static final byte LIVE = 1;
+    private static final VarHandle LIVE_STATE = MethodHandles.arrayElementVarHandle(byte[].class);
+
     final int firstUnit;
     final int units;
     /** Start address of the span. */
@@ -167,6 +172,13 @@ abstract class SpanShape {
     final int shift;
     final long oddInverse;
     final long oddLimit;
+    /**
+     * Small untracked spans: one byte per block, {@link #LIVE} while the block is handed out, else 0
+     * (cached, central or never carved). Allocation sets it with a plain store (only the thread that
+     * took the block from its cache can see it); {@link PooledAllocator#free} clears it with a CAS, so
+     * that of two threads freeing the same block at once exactly one succeeds. Null for other spans.
+     */
+    final byte[] live;
 
     SpanShape(int firstUnit, int units, long base, int sizeClass, boolean tracked) {
         this.firstUnit = firstUnit;
@@ -181,7 +193,9 @@ abstract class SpanShape {
             long odd = blockSize >>> shift;
             this.oddInverse = inverse(odd);
             this.oddLimit = Long.divideUnsigned(-1L, odd);
+            this.live = tracked ? null : new byte[blocks];
         } else {
+            this.live = null;
             this.blockSize = 0;
             this.blocks = 0;
             this.shift = 0;
@@ -214,8 +228,23 @@ abstract class SpanShape {
         return (int) q;
     }
 
+    /** @return the index of the block that starts at {@code offset} from {@link #base}, which must start one */
+    int blockIndexOfStart(long offset) {
+        return (int) ((offset >>> shift) * oddInverse);
+    }
+
     long blockAddress(int index) {
         return base + index * blockSize;
+    }
+
+    /** Marks a block handed out; only the thread that took it from a cache, before handing it out. */
+    void markLive(int index) {
+        live[index] = LIVE;
+    }
+
+    /** @return true if the block was live and is now free; false if it was not live (a double free) */
+    boolean clearLive(int index) {
+        return LIVE_STATE.compareAndSet(live, index, LIVE, (byte) 0);
     }
 }
 

@@ -7,6 +7,7 @@ import dev.offheap.memory.PageAccess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
@@ -16,8 +17,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -229,7 +233,8 @@ class PooledAllocatorTest {
             }
             AllocationReport r = a.report();
             long tracked = r.leaks().stream().mapToLong(AllocationReport.Leak::count).sum();
-            assertThat(tracked).isBetween(60L, 110L);
+            // the interval is random in [5, 15] (mean 10): about 100 of 1000, a few more for the first
+            assertThat(tracked).isBetween(60L, 140L);
             assertThat(r.liveAllocations()).isEqualTo(1000);
             assertThat(r.leaks().getFirst().stack().getFirst().getMethodName()).isEqualTo("sampledModeTracksAboutOneInNWithItsStack");
             live.forEach(a::free);
@@ -285,20 +290,90 @@ class PooledAllocatorTest {
         }
     }
 
-    @Test
-    void doubleFreeOfACachedBlockIsCaughtWhenTheCacheReturnsIt() {
-        try (PooledAllocator a = PooledAllocator.builder().debug(DebugMode.OFF).idleRelease(Duration.ZERO).build()) {
+    @ParameterizedTest
+    @EnumSource(DebugMode.class)
+    void aDoubleFreeOfABlockDeepInTheCacheIsRefusedAndNeverHandsItOutTwice(DebugMode mode) {
+        try (PooledAllocator a = PooledAllocator.builder().debug(mode).idleRelease(Duration.ZERO).build()) {
+            MemorySegment keepsTheSpan = a.allocate(32);
             MemorySegment s = a.allocate(32);
             MemorySegment t = a.allocate(32);
             a.free(s);
             a.free(t);
-            a.free(s); // not on top of the cache: not detected here
-            a.trim();  // the cache goes back to the central pool, which sees s twice
-            assertThat(a.report().problems()).anySatisfy(p -> assertThat(p).contains("double free"));
-            MemorySegment x = a.allocate(32);
-            MemorySegment y = a.allocate(32);
-            MemorySegment z = a.allocate(32);
-            assertThat(List.of(x.address(), y.address(), z.address())).doesNotHaveDuplicates();
+            // s is under t in the freeing thread's cache
+            assertThatThrownBy(() -> a.free(s)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("double free").hasMessageContaining(Long.toHexString(s.address()));
+            a.trim(); // back in the central pool: refused there too
+            assertThatThrownBy(() -> a.free(s)).isInstanceOf(IllegalStateException.class).hasMessageContaining("double free");
+            List<Long> addresses = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                addresses.add(a.allocate(32).address());
+            }
+            assertThat(addresses).doesNotHaveDuplicates().doesNotContain(keepsTheSpan.address());
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {16, 200, 4096, 65536})
+    void aBlockFreedByTwoThreadsAtOnceIsFreedOnceAndRefusedOnce(long size) throws Exception {
+        try (PooledAllocator a = PooledAllocator.builder().debug(DebugMode.OFF).idleRelease(Duration.ZERO).build();
+             ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 200; round++) {
+                MemorySegment s = a.allocate(size);
+                CyclicBarrier start = new CyclicBarrier(2);
+                Callable<Boolean> freeIt = () -> {
+                    start.await();
+                    try {
+                        a.free(s);
+                        return true;
+                    } catch (IllegalStateException e) {
+                        assertThat(e).hasMessageContaining("double free");
+                        return false;
+                    }
+                };
+                Future<Boolean> first = pool.submit(freeIt);
+                Future<Boolean> second = pool.submit(freeIt);
+                assertThat(List.of(first.get(10, TimeUnit.SECONDS), second.get(10, TimeUnit.SECONDS)))
+                        .as("round %d", round).containsExactlyInAnyOrder(true, false);
+            }
+            // whichever caches took the blocks, no block is ever handed out twice
+            Callable<List<Long>> drain = () -> {
+                List<Long> got = new ArrayList<>();
+                for (int i = 0; i < 600; i++) {
+                    got.add(a.allocate(size).address());
+                }
+                return got;
+            };
+            List<Long> all = new ArrayList<>(pool.submit(drain).get(10, TimeUnit.SECONDS));
+            all.addAll(pool.submit(drain).get(10, TimeUnit.SECONDS));
+            all.addAll(drain.call());
+            assertThat(all).doesNotHaveDuplicates();
+        }
+    }
+
+    @Test
+    void aStaleSegmentFreedAfterItsBlockWasReusedFreesTheNewAllocationWhichIsThenRefusedOnce() {
+        try (PooledAllocator a = PooledAllocator.builder().debug(DebugMode.OFF).idleRelease(Duration.ZERO).build()) {
+            MemorySegment stale = a.allocate(48);
+            a.free(stale);
+            MemorySegment reused = a.allocate(48);
+            assertThat(reused.address()).isEqualTo(stale.address());
+            // without a generation in the segment this is indistinguishable from freeing reused (documented)
+            a.free(stale);
+            assertThatThrownBy(() -> a.free(reused)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("double free");
+            MemorySegment next = a.allocate(48);
+            MemorySegment other = a.allocate(48);
+            assertThat(next.address()).isNotEqualTo(other.address());
+        }
+    }
+
+    @Test
+    void aFreeAfterCloseIsIgnoredEvenIfItWouldBeADoubleFree() {
+        PooledAllocator a = PooledAllocator.builder().debug(DebugMode.OFF).idleRelease(Duration.ZERO).build();
+        MemorySegment s = a.allocate(64);
+        a.free(s);
+        a.close();
+        a.free(s);
+        assertThat(a.report().problems()).noneSatisfy(p -> assertThat(p).contains("double free"));
     }
 }
