@@ -408,6 +408,18 @@ public final class PooledAllocator implements Allocator {
         if (closed) {
             return;
         }
+        try {
+            freeSlowWhileOpen(segment);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // close() may have run since the check above and taken the allocation's records with it:
+            // a free that races close is ignored, as every free after close is
+            if (!closed) {
+                throw e;
+            }
+        }
+    }
+
+    private void freeSlowWhileOpen(MemorySegment segment) {
         activity++;
         long address = segment.address();
         long offset = address - base;
