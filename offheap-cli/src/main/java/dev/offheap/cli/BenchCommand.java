@@ -1,5 +1,9 @@
 package dev.offheap.cli;
 
+import static dev.offheap.cli.OptionValues.nonEmpty;
+import static dev.offheap.cli.OptionValues.noValue;
+import static dev.offheap.cli.OptionValues.next;
+
 import dev.offheap.cli.bench.BenchCharts;
 import dev.offheap.cli.bench.BenchMode;
 import dev.offheap.cli.bench.BenchPlan;
@@ -470,26 +474,6 @@ public final class BenchCommand implements Command {
             int cls = n.lastIndexOf('.', method - 1);
             return n.substring(cls + 1);
         }).toList();
-    }
-
-    private static String next(List<String> argv, int i, String option) throws UsageException {
-        if (i >= argv.size() || argv.get(i).startsWith("--")) {
-            throw new UsageException(option + " needs a value");
-        }
-        return argv.get(i);
-    }
-
-    private static void noValue(String option, String value) throws UsageException {
-        if (value != null) {
-            throw new UsageException(option + " takes no value");
-        }
-    }
-
-    private static String nonEmpty(String option, String value) throws UsageException {
-        if (value.isBlank()) {
-            throw new UsageException(option + " needs a non-empty value");
-        }
-        return value;
     }
 
     private static String pad(String s, int width) {

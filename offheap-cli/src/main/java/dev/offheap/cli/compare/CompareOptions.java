@@ -1,5 +1,10 @@
 package dev.offheap.cli.compare;
 
+import static dev.offheap.cli.OptionValues.count;
+import static dev.offheap.cli.OptionValues.nonEmpty;
+import static dev.offheap.cli.OptionValues.noValue;
+import static dev.offheap.cli.OptionValues.next;
+
 import dev.offheap.cli.UsageException;
 import dev.offheap.memory.ByteSize;
 import java.nio.file.Path;
@@ -270,40 +275,6 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             "--max-entries", "-e", "--variants", "--variant", "--threads", "-t", "--requests", "-n", "--duration", "-d",
             "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
             "--timeout");
-
-    private static String next(List<String> argv, int i, String option) throws UsageException {
-        if (i >= argv.size() || argv.get(i).startsWith("--")) {
-            throw new UsageException(option + " needs a value");
-        }
-        return argv.get(i);
-    }
-
-    private static void noValue(String option, String value) throws UsageException {
-        if (value != null) {
-            throw new UsageException(option + " takes no value");
-        }
-    }
-
-    private static String nonEmpty(String option, String value) throws UsageException {
-        if (value.isBlank()) {
-            throw new UsageException(option + " needs a non-empty value");
-        }
-        return value;
-    }
-
-    private static long count(String option, String text, long min, long max) throws UsageException {
-        long n;
-        try {
-            n = Long.parseLong(text.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '"
-                    + text + "'");
-        }
-        if (n < min || n > max) {
-            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
-        }
-        return n;
-    }
 
     private static long size(String option, String text, long min, long max) throws UsageException {
         long n;

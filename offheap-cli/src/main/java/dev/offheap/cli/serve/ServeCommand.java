@@ -1,5 +1,8 @@
 package dev.offheap.cli.serve;
 
+import static dev.offheap.cli.OptionValues.nextNonEmpty;
+import static dev.offheap.cli.OptionValues.count;
+
 import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
 import dev.offheap.cli.UsageException;
@@ -124,7 +127,7 @@ public final class ServeCommand implements Command {
             }
             String option = arg;
             if (VALUE_OPTIONS.contains(option) && inline == null) {
-                inline = value(argv, ++i, option);
+                inline = nextNonEmpty(argv, ++i, option);
             }
             switch (arg) {
                 case "--variant" -> {
@@ -249,31 +252,6 @@ public final class ServeCommand implements Command {
     private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--variant", "--port", "-p", "--bind",
             "--value-size", "-s", "--max-entries", "-e", "--keys", "-k", "--loader", "--latency", "--db", "--threads", "-t",
             "--stop-after");
-
-    private static String value(List<String> argv, int i, String option) throws UsageException {
-        String v = i < argv.size() && !argv.get(i).startsWith("--") ? argv.get(i) : null;
-        if (v == null) {
-            throw new UsageException(option + " needs a value");
-        }
-        if (v.isBlank()) {
-            throw new UsageException(option + " needs a non-empty value");
-        }
-        return v;
-    }
-
-    private static long count(String option, String text, long min, long max) throws UsageException {
-        long n;
-        try {
-            n = Long.parseLong(text.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '" + text
-                    + "'");
-        }
-        if (n < min || n > max) {
-            throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
-        }
-        return n;
-    }
 
     private static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
         Duration d;
