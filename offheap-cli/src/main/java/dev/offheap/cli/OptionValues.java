@@ -1,5 +1,7 @@
 package dev.offheap.cli;
 
+import dev.offheap.cli.compare.Durations;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -80,5 +82,25 @@ public final class OptionValues {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
         }
         return n;
+    }
+
+    /**
+     * @param option the option, for the message
+     * @param text a duration as {@link Durations#parse(String)} reads it ({@code 200us}, {@code 5s})
+     * @param zeroAllowed whether 0 is accepted
+     * @return the duration
+     * @throws UsageException if it cannot be read, or is 0 where that is not allowed
+     */
+    public static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
+        Duration d;
+        try {
+            d = Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(option + ": " + e.getMessage());
+        }
+        if (!zeroAllowed && d.isZero()) {
+            throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
+        }
+        return d;
     }
 }

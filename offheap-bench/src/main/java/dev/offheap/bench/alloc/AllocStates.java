@@ -1,5 +1,6 @@
 package dev.offheap.bench.alloc;
 
+import dev.offheap.bench.baseline.ThirdPartyForks;
 import dev.offheap.memory.alloc.DebugMode;
 import dev.offheap.memory.alloc.NativeAllocator;
 import dev.offheap.memory.alloc.PooledAllocator;
@@ -31,12 +32,8 @@ public final class AllocStates {
      */
     static final String NETTY_NO_LEAK_DETECTION = "-Dio.netty.leakDetection.level=disabled";
 
-    /**
-     * The fork of the Netty variant that may use {@code sun.misc.Unsafe}: Netty 4.2 does not use it
-     * on JDK 25 unless its memory-access methods are allowed (then its direct buffers read and write
-     * through raw addresses instead of a ByteBuffer).
-     */
-    static final String UNSAFE_ALLOWED = "--sun-misc-unsafe-memory-access=allow";
+    /** The fork of the Netty variant with raw-address buffers (see {@link ThirdPartyForks}). */
+    static final String UNSAFE_ALLOWED = ThirdPartyForks.UNSAFE_MEMORY_ACCESS_ALLOWED;
 
     /** Size of each thread's bump region: room for 16 of the largest allocations. */
     static final long BUMP_REGION_BYTES = 1L << 20;
@@ -81,24 +78,24 @@ public final class AllocStates {
         }
 
         /**
-         * @param unsafe whether Netty uses {@code sun.misc.Unsafe} in this fork
+         * @param unsafe whether Netty uses raw-address buffers in this fork
          * @throws IllegalStateException if that is not what the variant measures
          */
         void checkUnsafe(boolean unsafe) {
             if (unsafe) {
-                throw new IllegalStateException("Netty uses sun.misc.Unsafe in this fork, but the variant measures "
+                throw new IllegalStateException("Netty uses Unsafe in this fork, but the variant measures "
                         + "Netty's default on JDK 25 without it");
             }
         }
     }
 
-    /** {@link Netty} in a fork where Netty may use {@code sun.misc.Unsafe} ({@value #UNSAFE_ALLOWED}). */
+    /** {@link Netty} in the fork with raw-address buffers ({@link ThirdPartyForks#UNSAFE_MEMORY_ACCESS_ALLOWED}). */
     @State(Scope.Benchmark)
     public static class NettyUnsafe extends Netty {
         @Override
         void checkUnsafe(boolean unsafe) {
             if (!unsafe) {
-                throw new IllegalStateException("Netty does not use sun.misc.Unsafe in this fork although "
+                throw new IllegalStateException("Netty does not use Unsafe in this fork although "
                         + UNSAFE_ALLOWED + " was given: " + PlatformDependent.getUnsafeUnavailabilityCause());
             }
         }

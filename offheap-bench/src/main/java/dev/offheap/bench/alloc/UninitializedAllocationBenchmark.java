@@ -28,10 +28,10 @@ import org.openjdk.jmh.annotations.Threads;
  *     libmimalloc2.0; left out with a message where it is not installed.
  * <li>{@code nettyPooled}: Netty 4.2's {@code PooledByteBufAllocator}, {@code directBuffer(bytes,
  *     bytes)}, two {@code setLong}, {@code release()}; thread caches for all threads, no leak
- *     detection ({@link AllocStates.Netty}). On JDK 25 Netty does not use {@code sun.misc.Unsafe}
- *     by default, so its buffers are ByteBuffer-backed.
- * <li>{@code nettyPooledUnsafe}: the same in a fork where Netty may use {@code sun.misc.Unsafe}
- *     (raw-address buffers), Netty's fastest configuration.
+ *     detection ({@link AllocStates.Netty}). On JDK 25 Netty's buffers are ByteBuffer-backed by
+ *     default.
+ * <li>{@code nettyPooledUnsafe}: the same in the fork where Netty uses raw-address buffers
+ *     ({@link dev.offheap.bench.baseline.ThirdPartyForks}), Netty's fastest configuration.
  * <li>{@code bump}: a slice of a per-thread 1 MiB segment by bumping an offset, nothing freed,
  *     back to the start when full ({@link BumpRegion}): the upper bound of any allocator.
  * <li>{@code pooled}, {@code pooledSampled}, {@code pooledFull}: the library's

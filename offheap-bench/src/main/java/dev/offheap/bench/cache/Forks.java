@@ -1,5 +1,7 @@
 package dev.offheap.bench.cache;
 
+import dev.offheap.bench.baseline.ThirdPartyForks;
+
 /**
  * The JVM flags of the cache benchmarks' forks (annotation values must be constants, so they are
  * written out in each {@code @Fork}).
@@ -16,13 +18,8 @@ final class Forks {
     /** See {@link #HEAP_MIN}. */
     static final String HEAP_MAX = "-Xmx2g";
 
-    /**
-     * OHC's forks only: OHC 0.7.4 reaches its memory through {@code sun.misc.Unsafe}, whose memory-access
-     * methods warn on JDK 25 (JEP 498) unless allowed. It needs no {@code --add-opens}: it finds
-     * {@code java.nio.Buffer}'s fields with {@code getDeclaredField} and {@code Unsafe.objectFieldOffset},
-     * which JDK 25 still permits. The library itself never uses this flag.
-     */
-    static final String OHC_UNSAFE = "--sun-misc-unsafe-memory-access=allow";
+    /** OHC's forks only (see {@link ThirdPartyForks}); the library's forks never get it. */
+    static final String OHC_UNSAFE = ThirdPartyForks.UNSAFE_MEMORY_ACCESS_ALLOWED;
 
     private Forks() {
     }

@@ -1,5 +1,6 @@
 package dev.offheap.bench.manager;
 
+import dev.offheap.bench.baseline.ThirdPartyForks;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.MemoryType;
 import dev.offheap.memory.PageAccess;
@@ -20,13 +21,8 @@ final class PageOps {
     /** The JMH forks of this package: two per benchmark for the committed run. */
     static final int FORKS = 2;
 
-    /**
-     * Flink's fork: {@code sun.misc.Unsafe}'s memory-access methods only warn on JDK 25 (JEP 498);
-     * this flag silences the warning and changes nothing else. No {@code --add-opens} is needed:
-     * flink-core 1.20's {@code MemoryUtils} builds its DirectByteBuffer with
-     * {@code Unsafe.allocateInstance} and field offsets, not with the private constructor.
-     */
-    static final String FLINK_JVM_ARG = "--sun-misc-unsafe-memory-access=allow";
+    /** Flink's fork (see {@link ThirdPartyForks}); the library's forks never get it. */
+    static final String FLINK_JVM_ARG = ThirdPartyForks.UNSAFE_MEMORY_ACCESS_ALLOWED;
 
     private static final Runnable NO_CLEANUP = () -> { };
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG;

@@ -5,6 +5,7 @@ import static dev.offheap.cli.OptionValues.nonEmpty;
 import static dev.offheap.cli.OptionValues.noValue;
 import static dev.offheap.cli.OptionValues.next;
 
+import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
 import dev.offheap.memory.ByteSize;
 import java.nio.file.Path;
@@ -202,7 +203,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--variants", "--variant" -> variants = variantList(arg, value);
                 case "--threads", "-t" -> threads = (int) count(arg, value, 1, 1024);
                 case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
-                case "--duration", "-d" -> duration = duration(arg, value, false);
+                case "--duration", "-d" -> duration = OptionValues.duration(arg, value, false);
                 case "--warmup", "-w" -> warmup = value.equals("auto") ? AUTO : count(arg, value, 0, Long.MAX_VALUE / 2);
                 case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
@@ -227,7 +228,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                         default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
                     };
                 }
-                case "--latency" -> latency = duration(arg, value, true);
+                case "--latency" -> latency = OptionValues.duration(arg, value, true);
                 case "--db" -> db = Path.of(value);
                 case "--out", "-o" -> out = Path.of(value);
                 case "--seed" -> {
@@ -238,7 +239,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                         throw new UsageException("--seed: expected a whole number, got '" + v + "'");
                     }
                 }
-                case "--timeout" -> timeout = duration(arg, value, false);
+                case "--timeout" -> timeout = OptionValues.duration(arg, value, false);
                 case "--nmt" -> {
                     noValue(arg, value);
                     nmt = true;
@@ -329,18 +330,5 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             throw new UsageException(option + ": the list " + list + " names a value twice");
         }
         return List.copyOf(list);
-    }
-
-    private static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
-        Duration d;
-        try {
-            d = Durations.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(option + ": " + e.getMessage());
-        }
-        if (!zeroAllowed && d.isZero()) {
-            throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
-        }
-        return d;
     }
 }

@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import dev.offheap.bench.baseline.ThirdPartyForks;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +24,7 @@ public enum Variant {
      * memory-access methods JDK 25 warns about on first use (JEP 471/498); its JVM alone allows them
      * explicitly, which also keeps the warning out of its output.
      */
-    OHC("ohc", "OHC 0.7.4, values in native memory", List.of("--sun-misc-unsafe-memory-access=allow"));
+    OHC("ohc", "OHC 0.7.4, values in native memory", List.of(ThirdPartyForks.UNSAFE_MEMORY_ACCESS_ALLOWED));
 
     private final String label;
     private final String description;

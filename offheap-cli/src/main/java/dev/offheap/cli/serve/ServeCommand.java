@@ -2,6 +2,7 @@ package dev.offheap.cli.serve;
 
 import static dev.offheap.cli.OptionValues.nextNonEmpty;
 import static dev.offheap.cli.OptionValues.count;
+import static dev.offheap.cli.OptionValues.duration;
 
 import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
@@ -252,17 +253,4 @@ public final class ServeCommand implements Command {
     private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--variant", "--port", "-p", "--bind",
             "--value-size", "-s", "--max-entries", "-e", "--keys", "-k", "--loader", "--latency", "--db", "--threads", "-t",
             "--stop-after");
-
-    private static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
-        Duration d;
-        try {
-            d = Durations.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(option + ": " + e.getMessage());
-        }
-        if (!zeroAllowed && d.isZero()) {
-            throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
-        }
-        return d;
-    }
 }
