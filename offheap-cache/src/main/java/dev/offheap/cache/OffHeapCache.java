@@ -100,6 +100,33 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     <R> R read(K key, Function<? super MemorySegment, ? extends R> reader);
 
     /**
+     * Reads a value in place, loading it first if it is absent: {@link #read(Object, Function)} and
+     * {@link #get(Object, Function)} in one call, for serving values end to end without copying them onto
+     * the heap. On a miss {@code loader} runs at most once per key at a time (concurrent callers wait for
+     * it), its value is stored, and {@code reader} sees the stored bytes. A value over 16 KiB is staged for
+     * the store in native memory, so with {@link Serializer#segments()} values and a loader that fills a
+     * native buffer of its own thread, reused from load to load, neither hits nor misses leave garbage of
+     * the value's size on the heap.
+     *
+     * <p>The loaded value is used only by the thread that loaded it: callers that waited for another
+     * thread's load read the stored bytes, never that thread's value. If the stored value is evicted or
+     * expires before the loading thread reads it (a cache much smaller than its working set), the reader
+     * sees the loaded value serialized into memory of this call only; a waiting caller then tries again.
+     *
+     * @param key    the key
+     * @param loader computes the value of an absent key; its result is not kept after the call
+     * @param reader gets a read-only segment of exactly the value's bytes, valid only during the call, as in
+     *               {@link #read(Object, Function)}
+     * @param <R>    what the reader returns
+     * @return the reader's result
+     * @throws CacheLoadException     if the loader threw or returned null
+     * @throws ValueTooLargeException if the loaded entry is larger than {@link CacheBuilder#maxEntryBytes(long)}
+     * @throws SerializationException if the value serializer threw or lied about its size
+     * @throws IllegalStateException  if the cache is closed
+     */
+    <R> R readOrLoad(K key, Function<? super K, ? extends V> loader, Function<? super MemorySegment, ? extends R> reader);
+
+    /**
      * Stores a value, replacing any value of the key.
      *
      * @param key   the key

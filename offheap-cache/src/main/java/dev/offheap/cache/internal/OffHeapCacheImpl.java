@@ -290,14 +290,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private MemorySegment valueSegment(V value, byte[] key) {
         Objects.requireNonNull(value, "value");
         byte[] bytes = byteArrayValues ? (byte[]) value : serialize(valueSerializer, value, "value");
-        long entry = (long) headerBytes + key.length + bytes.length;
-        if (entry > maxEntryBytes) {
-            throw new ValueTooLargeException(entry, maxEntryBytes);
-        }
-        return MemorySegment.ofArray(bytes);
+        return checkedEntrySize(key, MemorySegment.ofArray(bytes));
     }
 
     private static <T> byte[] serialize(Serializer<T> serializer, T value, String what) {
+        byte[] bytes = new byte[declaredSize(serializer, value, what)];
+        writeChecked(serializer, value, MemorySegment.ofArray(bytes), what);
+        return bytes;
+    }
+
+    /** The serializer's declared size of a value, as a SerializationException if it throws or is negative. */
+    private static <T> int declaredSize(Serializer<T> serializer, T value, String what) {
         int size;
         try {
             size = serializer.serializedSize(value);
@@ -309,16 +312,19 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new SerializationException("the " + what + " serializer " + serializer
                     + " declared a negative size: " + size + " bytes", null);
         }
-        byte[] bytes = new byte[size];
+        return size;
+    }
+
+    /** Serializes into a target of exactly the declared size; writing past it is a SerializationException. */
+    private static <T> void writeChecked(Serializer<T> serializer, T value, MemorySegment target, String what) {
         try {
-            serializer.write(value, MemorySegment.ofArray(bytes));
+            serializer.write(value, target);
         } catch (IndexOutOfBoundsException e) {
             throw new SerializationException("the " + what + " serializer " + serializer
-                    + " wrote more than the " + size + " bytes it declared", e);
+                    + " wrote more than the " + target.byteSize() + " bytes it declared", e);
         } catch (RuntimeException e) {
             throw new SerializationException("the " + what + " serializer " + serializer + " threw in write: " + e, e);
         }
-        return bytes;
     }
 
     @SuppressWarnings("unchecked")
@@ -483,18 +489,30 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (present != null) {
             return value(present);
         }
+        return loadOnce(key, k, hash, mappingFunction).value();
+    }
+
+    /**
+     * What a single-flight load gave its caller: the value, and whether it is this thread's own (loaded here
+     * or read back here) rather than another thread's load result, which may be that thread's reusable buffer.
+     */
+    private record Loaded<V>(V value, boolean ownValue) {
+    }
+
+    /** Runs the loader for an absent key, at most once per key at a time; other callers wait for its result. */
+    private Loaded<V> loadOnce(K key, byte[] k, long hash, Function<? super K, ? extends V> mappingFunction) {
         KeyBytes id = new KeyBytes(k);
         Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>());
         Load<V> running = loads.putIfAbsent(id, mine);
         if (running != null) {
-            return awaitLoad(key, running);
+            return new Loaded<>(awaitLoad(key, running), false);
         }
         try {
             byte[] stored = lookupBytes(k, hash, false);
             if (stored != null) {
                 V value = value(stored);
                 mine.result().complete(value);
-                return value;
+                return new Loaded<>(value, true);
             }
             V loaded;
             long start = System.nanoTime();
@@ -518,12 +536,58 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             stats.loadSuccess(System.nanoTime() - start);
             put(key, loaded);
             mine.result().complete(loaded);
-            return loaded;
+            return new Loaded<>(loaded, true);
         } catch (RuntimeException | Error e) {
             mine.result().completeExceptionally(e);
             throw e;
         } finally {
             loads.remove(id, mine);
+        }
+    }
+
+    @Override
+    public <R> R readOrLoad(K key, Function<? super K, ? extends V> mappingFunction,
+            Function<? super MemorySegment, ? extends R> reader) {
+        Objects.requireNonNull(mappingFunction, "loader");
+        Objects.requireNonNull(reader, "reader");
+        byte[] k = keyBytes(key);
+        checkOpen();
+        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        boolean counted = false;
+        while (true) {
+            Object result = readInPlace(k, hash, reader, !counted);
+            if (result != ABSENT) {
+                return cast(result);
+            }
+            counted = true;
+            Loaded<V> loaded = loadOnce(key, k, hash, mappingFunction);
+            result = readInPlace(k, hash, reader, false);
+            if (result != ABSENT) {
+                return cast(result);
+            }
+            if (loaded.ownValue()) {
+                // stored and already evicted or expired (a full, busy cache): the reader sees this load's bytes
+                return readTransient(loaded.value(), reader);
+            }
+            // another thread's load, gone before this thread read it: go round (this thread may load it next)
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> R cast(Object result) {
+        return (R) result;
+    }
+
+    /** The value serialized into memory of the reader's call only, for a value that did not stay cached. */
+    private <R> R readTransient(V value, Function<? super MemorySegment, ? extends R> reader) {
+        if (byteArrayValues) {
+            return reader.apply(MemorySegment.ofArray((byte[]) value).asReadOnly());
+        }
+        int size = declaredSize(valueSerializer, value, "value");
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment bytes = call.allocate(Math.max(size, 1)).asSlice(0, size);
+            writeChecked(valueSerializer, value, bytes, "value");
+            return reader.apply(bytes.asReadOnly());
         }
     }
 
@@ -613,6 +677,15 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         byte[] k = keyBytes(key);
         checkOpen();
         long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        Object result = readInPlace(k, hash, reader, true);
+        return result == ABSENT ? null : cast(result);
+    }
+
+    /** What {@link #readInPlace} returns for an absent key, so that a reader may return null itself. */
+    private static final Object ABSENT = new Object();
+
+    /** Applies the reader to the key's value in place; {@link #ABSENT} if the key is absent. */
+    private Object readInPlace(byte[] k, long hash, Function<? super MemorySegment, ?> reader, boolean count) {
         Shard shard = shard(hash);
         long now = readClock();
         long stamp;
@@ -628,10 +701,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             MemorySegment slice = shard.valueSliceLocked(hash, MemorySegment.ofArray(k), k.length, now,
                     now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
             if (slice == null) {
-                stats.miss();
-                return null;
+                if (count) {
+                    stats.miss();
+                }
+                return ABSENT;
             }
-            stats.hit();
+            if (count) {
+                stats.hit();
+            }
             depth[0]++;
             try (Arena call = Arena.ofConfined()) {
                 return reader.apply(scopedTo(slice, call));
@@ -687,7 +764,46 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     private void write(K key, V value, long timeToLiveMillis) {
         byte[] k = keyBytes(key);
-        MemorySegment v = valueSegment(value, k);
+        Objects.requireNonNull(value, "value");
+        if (byteArrayValues) {
+            write(k, valueSegment(value, k), timeToLiveMillis);
+            return;
+        }
+        int size = declaredSize(valueSerializer, value, "value");
+        if (size <= HEAP_STAGING_LIMIT) {
+            byte[] bytes = new byte[size];
+            writeChecked(valueSerializer, value, MemorySegment.ofArray(bytes), "value");
+            write(k, checkedEntrySize(k, MemorySegment.ofArray(bytes)), timeToLiveMillis);
+            return;
+        }
+        checkedEntrySize(k, size);
+        // A large value goes through native memory of this call only: no heap copy of it, so a put (and a
+        // load) of a 100 KB value leaves no 100 KB of garbage; the confined scope makes a serializer that
+        // keeps the target segment fail on later use instead of writing into memory reused since.
+        try (Arena staging = Arena.ofConfined()) {
+            MemorySegment bytes = staging.allocate(size);
+            writeChecked(valueSerializer, value, bytes, "value");
+            write(k, bytes, timeToLiveMillis);
+        }
+    }
+
+    /** Values up to this many bytes are staged for a put in a heap array: cheaper than a native allocation. */
+    private static final int HEAP_STAGING_LIMIT = 16 * 1024;
+
+    private MemorySegment checkedEntrySize(byte[] key, MemorySegment value) {
+        checkedEntrySize(key, value.byteSize());
+        return value;
+    }
+
+    private void checkedEntrySize(byte[] key, long valueBytes) {
+        long entry = (long) headerBytes + key.length + valueBytes;
+        if (entry > maxEntryBytes) {
+            throw new ValueTooLargeException(entry, maxEntryBytes);
+        }
+    }
+
+    /** Stores serialized bytes under a serialized key; the bytes are copied into the key's shard. */
+    private void write(byte[] k, MemorySegment v, long timeToLiveMillis) {
         checkOpen();
         long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
         Shard shard = shard(hash);

@@ -2,7 +2,6 @@ package dev.offheap.cli.compare;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import java.util.function.LongFunction;
 
 /** The on-heap variant: a Caffeine cache bounded by entry count, as in the seed. Thread-safe. */
 public final class CaffeineOfferCache implements OfferCache {
@@ -22,8 +21,8 @@ public final class CaffeineOfferCache implements OfferCache {
     }
 
     @Override
-    public String get(long id, LongFunction<String> loader) {
-        return cache.get(id, loader::apply);
+    public String get(long id, OfferLoader loader) {
+        return cache.get(id, loader::load);
     }
 
     @Override

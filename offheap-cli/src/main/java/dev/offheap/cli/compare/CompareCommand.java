@@ -64,9 +64,10 @@ public final class CompareCommand implements Command {
                 after GC, native memory, request latency p50/p99/p99.9/max, throughput, hit ratio, CPU time.
                 A list of value sizes or max entries runs every combination.
 
-                Variants: on-heap (Caffeine), off-heap (this project's cache, hits read in place with
-                OffHeapCache.read, as a service that writes the bytes out would), off-heap-copy (the same cache,
-                every hit copied into a new String: what copying costs), ohc (OHC, the seed's, copying get).
+                Variants: on-heap (Caffeine), off-heap (this project's cache used natively: misses loaded
+                into native memory, every request read in place with OffHeapCache.readOrLoad, as a service
+                that writes the bytes out would), off-heap-copy (the same cache as a drop-in: string values,
+                every hit copied into a new String), ohc (OHC, the seed's, copying get).
 
                 Options (defaults: the seed's 100,000-byte values, 5,000 entries, 10 threads):
                   --value-size LIST   description sizes in bytes, e.g. 100000,200000,300000 (k = 1024)

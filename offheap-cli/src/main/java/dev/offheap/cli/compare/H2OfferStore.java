@@ -2,6 +2,7 @@ package dev.offheap.cli.compare;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -187,6 +188,21 @@ public final class H2OfferStore implements OfferStore {
 
     @Override
     public String load(long id) {
+        return Offers.description(text(id), valueSize);
+    }
+
+    /** Queries the offer's text and writes its description into {@code target}: no copy of it on the heap. */
+    @Override
+    public void loadInto(long id, MemorySegment target) {
+        if (target.byteSize() != valueSize) {
+            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
+                    + target.byteSize());
+        }
+        Offers.describeInto(text(id), target);
+    }
+
+    /** One indexed query for the offer's stored text, on a connection borrowed from the pool. */
+    private String text(long id) {
         if (id < 0 || id >= offers) {
             throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
         }
@@ -206,7 +222,7 @@ public final class H2OfferStore implements OfferStore {
                 if (!r.next()) {
                     throw new IllegalStateException("offer " + id + " is missing from the database in " + dir);
                 }
-                return Offers.description(r.getString(1), valueSize);
+                return r.getString(1);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read offer " + id + " from the database in " + dir + ": "

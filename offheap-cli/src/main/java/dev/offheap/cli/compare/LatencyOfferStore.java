@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
@@ -46,6 +47,22 @@ public final class LatencyOfferStore implements OfferStore {
             LockSupport.parkNanos(left);
         }
         return description;
+    }
+
+    @Override
+    public void loadInto(long id, MemorySegment target) {
+        if (id < 0 || id >= offers) {
+            throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
+        }
+        if (target.byteSize() != valueSize) {
+            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
+                    + target.byteSize());
+        }
+        long deadline = System.nanoTime() + latencyNanos;
+        Offers.describeInto(Offers.text(id), target);
+        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     @Override

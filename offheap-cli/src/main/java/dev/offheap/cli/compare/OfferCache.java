@@ -2,13 +2,12 @@ package dev.offheap.cli.compare;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.function.LongFunction;
 
 /**
  * The cache in front of the offer store, one implementation per {@link Variant}. Keys are offer ids,
  * values descriptions.
  *
- * <p>Threading: {@link #get(long, LongFunction)} may be called from any number of threads at once.
+ * <p>Threading: {@link #get(long, OfferLoader)} may be called from any number of threads at once.
  */
 public interface OfferCache extends AutoCloseable {
     /**
@@ -19,10 +18,10 @@ public interface OfferCache extends AutoCloseable {
      * @return the description
      * @throws RuntimeException whatever the loader throws
      */
-    String get(long id, LongFunction<String> loader);
+    String get(long id, OfferLoader loader);
 
     /**
-     * What a request does with the description: gets it, as {@link #get(long, LongFunction)}, and reads it
+     * What a request does with the description: gets it, as {@link #get(long, OfferLoader)}, and reads it
      * as a response would ({@link #touch(String)}). Caches that can read a value in place override this to
      * skip the copy.
      *
@@ -30,14 +29,14 @@ public interface OfferCache extends AutoCloseable {
      * @param loader loads the description of an absent id
      * @return a checksum of the bytes read, so the reads cannot be optimized away
      */
-    default long fetch(long id, LongFunction<String> loader) {
+    default long fetch(long id, OfferLoader loader) {
         return touch(get(id, loader));
     }
 
     /**
      * Reads a description the way a response does, cheaply: its length and one character per
      * {@value #TOUCH_STRIDE} bytes, which touches all of its memory without a copy that would blur the
-     * difference between variants. Every variant's {@link #fetch(long, LongFunction)} ends in this or in
+     * difference between variants. Every variant's {@link #fetch(long, OfferLoader)} ends in this or in
      * {@link #touch(MemorySegment)}, which reads the same bytes and gives the same checksum, so all do the
      * same work on the value.
      *

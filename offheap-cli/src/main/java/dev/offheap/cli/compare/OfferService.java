@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,12 +34,12 @@ public final class OfferService implements AutoCloseable {
             throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
         }
         requests.increment();
-        return cache.get(id, this::load);
+        return cache.get(id, countingLoader);
     }
 
     /**
      * Serves a request as {@code offheap compare} measures it: gets the description and reads it as a
-     * response would, in place where the cache can ({@link OfferCache#fetch(long, java.util.function.LongFunction)}).
+     * response would, in place where the cache can ({@link OfferCache#fetch(long, OfferLoader)}).
      *
      * @param id the offer id, 0 to {@link #offers()} - 1
      * @return a checksum of what was read
@@ -49,13 +50,23 @@ public final class OfferService implements AutoCloseable {
             throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
         }
         requests.increment();
-        return cache.fetch(id, this::load);
+        return cache.fetch(id, countingLoader);
     }
 
-    private String load(long id) {
-        loads.increment();
-        return store.load(id);
-    }
+    /** The store, counting every load, whichever way the cache asks for the description. */
+    private final OfferLoader countingLoader = new OfferLoader() {
+        @Override
+        public String load(long id) {
+            loads.increment();
+            return store.load(id);
+        }
+
+        @Override
+        public void loadInto(long id, MemorySegment target) {
+            loads.increment();
+            store.loadInto(id, target);
+        }
+    };
 
     /** @return requests served */
     public long requests() {

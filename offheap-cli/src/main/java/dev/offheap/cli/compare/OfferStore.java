@@ -4,9 +4,10 @@ package dev.offheap.cli.compare;
  * Where the service loads an offer's description from when the cache misses: the embedded database
  * ({@link H2OfferStore}) or an in-memory loader with a fixed latency ({@link LatencyOfferStore}).
  *
- * <p>Threading: {@link #load(long)} may be called from many threads at once.
+ * <p>Threading: {@link #load(long)} and {@link #loadInto(long, java.lang.foreign.MemorySegment)} may be called
+ * from many threads at once.
  */
-public interface OfferStore extends AutoCloseable {
+public interface OfferStore extends OfferLoader, AutoCloseable {
     /**
      * Loads an offer's description.
      *
@@ -15,6 +16,7 @@ public interface OfferStore extends AutoCloseable {
      * @throws IllegalArgumentException if the id is outside the store
      * @throws IllegalStateException if the store is closed or cannot be read
      */
+    @Override
     String load(long id);
 
     /** @return how many offers the store has; ids are 0 to this - 1 */

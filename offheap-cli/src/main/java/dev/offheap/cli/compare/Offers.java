@@ -1,5 +1,7 @@
 package dev.offheap.cli.compare;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
@@ -92,6 +94,33 @@ public final class Offers {
             filled += n;
         }
         return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Writes the description {@link #description(String, int)} makes of {@code text} into {@code target}, without
+     * building it on the heap: what a store does when it streams a large column into the caller's memory.
+     *
+     * @param text the offer's text, non-empty ASCII
+     * @param target where the description goes; its size is the description's length, 1 byte or more
+     * @throws IllegalArgumentException if {@code target} is empty or {@code text} is empty
+     */
+    public static void describeInto(String text, MemorySegment target) {
+        long size = target.byteSize();
+        if (size <= 0) {
+            throw new IllegalArgumentException("description size must be positive, got " + size + " bytes");
+        }
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("an offer's text must not be empty");
+        }
+        byte[] unit = text.getBytes(StandardCharsets.ISO_8859_1);
+        long filled = Math.min(unit.length, size);
+        MemorySegment.copy(unit, 0, target, ValueLayout.JAVA_BYTE, 0, (int) filled);
+        // doubling copies, as in description(String, int)
+        while (filled < size) {
+            long n = Math.min(filled, size - filled);
+            MemorySegment.copy(target, 0, target, filled, n);
+            filled += n;
+        }
     }
 
     /**

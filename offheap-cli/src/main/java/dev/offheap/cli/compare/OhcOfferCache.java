@@ -3,7 +3,6 @@ package dev.offheap.cli.compare;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.function.LongFunction;
 import org.caffinitas.ohc.CacheSerializer;
 import org.caffinitas.ohc.OHCache;
 import org.caffinitas.ohc.OHCacheBuilder;
@@ -75,10 +74,10 @@ public final class OhcOfferCache implements OfferCache {
     }
 
     @Override
-    public String get(long id, LongFunction<String> loader) {
+    public String get(long id, OfferLoader loader) {
         String value = cache.get(id);
         if (value == null) {
-            value = loader.apply(id);
+            value = loader.load(id);
             cache.put(id, value);
         }
         return value;

@@ -10,15 +10,16 @@ public enum Variant {
     /** Caffeine on the heap, bounded by entries: the seed's on-heap variant. */
     ON_HEAP("on-heap", "Caffeine, values on the heap", List.of()),
     /**
-     * This project's off-heap cache as its documentation says to serve a value: hits are read in place
-     * ({@code OffHeapCache.read}), no copy and no garbage per hit, as a service that writes the bytes out would.
+     * This project's off-heap cache as its documentation says to serve large values: misses are loaded into
+     * native memory (the store writes the description into a buffer its thread reuses) and every request
+     * reads the cached bytes in place ({@code OffHeapCache.readOrLoad}): no copy of a value on the heap.
      */
-    OFF_HEAP("off-heap", "offheap-cache, values in native memory, hits read in place", List.of()),
+    OFF_HEAP("off-heap", "offheap-cache, values loaded into native memory and read in place", List.of()),
     /**
-     * This project's off-heap cache with every hit copied into a new string, as the seed's service did with
-     * OHC: shows what the copy costs.
+     * This project's off-heap cache used as a drop-in for an on-heap one, as the seed's service used OHC:
+     * string values, loaded as strings and copied into a new string on every hit. Shows what the copies cost.
      */
-    OFF_HEAP_COPY("off-heap-copy", "offheap-cache, values in native memory, hits copied into a new string", List.of()),
+    OFF_HEAP_COPY("off-heap-copy", "offheap-cache, string values, hits copied into a new string", List.of()),
     /**
      * OHC, the seed's off-heap variant. It allocates and accesses memory with {@code sun.misc.Unsafe}, whose
      * memory-access methods JDK 25 warns about on first use (JEP 471/498); its JVM alone allows them

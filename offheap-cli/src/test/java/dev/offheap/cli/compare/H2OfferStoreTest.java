@@ -3,6 +3,10 @@ package dev.offheap.cli.compare;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -114,6 +118,40 @@ class H2OfferStoreTest {
         assertThatThrownBy(() -> new LatencyOfferStore(1, 0, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new LatencyOfferStore(1, 1, Duration.ofNanos(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Loading into memory gives the bytes of the string load, from the database and from the in-memory store. */
+    @Test
+    void loadIntoWritesTheSameBytesAsLoad() {
+        try (H2OfferStore db = H2OfferStore.open(dir, 12, 5000, 1, log::add);
+             Arena arena = Arena.ofConfined()) {
+            LatencyOfferStore memory = new LatencyOfferStore(12, 5000, Duration.ZERO);
+            for (OfferStore store : List.<OfferStore>of(db, memory)) {
+                MemorySegment target = arena.allocate(5000);
+                store.loadInto(11, target);
+                assertThat(new String(target.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1))
+                        .isEqualTo(store.load(11));
+                assertThatThrownBy(() -> store.loadInto(11, arena.allocate(4999)))
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("5000 bytes");
+                assertThatThrownBy(() -> store.loadInto(12, target)).isInstanceOf(IllegalArgumentException.class);
+            }
+        }
+        // the default, for loaders that only make strings, checks the size too
+        OfferLoader strings = id -> "abc";
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment three = arena.allocate(3);
+            strings.loadInto(0, three);
+            assertThat(three.toArray(ValueLayout.JAVA_BYTE)).containsExactly('a', 'b', 'c');
+            assertThatThrownBy(() -> strings.loadInto(0, arena.allocate(4))).isInstanceOf(IllegalStateException.class);
+        }
+        for (int size : new int[] {1, 7, 2048, 2049, 100_000}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment target = arena.allocate(size);
+                Offers.describeInto(Offers.text(3), target);
+                assertThat(target.toArray(ValueLayout.JAVA_BYTE))
+                        .isEqualTo(Offers.description(3, size).getBytes(StandardCharsets.ISO_8859_1));
+            }
+        }
     }
 
     @Test
