@@ -86,6 +86,11 @@ public final class CompareWorker {
             }
             long requestsBefore = service.requests();
             long loadsBefore = service.loads();
+            // Every variant starts measuring from a collected heap, as JMH starts each iteration: what the
+            // warmup left in the young generation would otherwise add a collection early in the measured
+            // phase or not, by chance, and a variant that allocates little would show 0 or 1 cycles from run
+            // to run.
+            System.gc();
             metrics.beginMeasure();
             runPhase(service, w, randoms, "measure", w.requests(), w.duration() == null ? 0 : w.duration().toNanos(),
                     histograms, progress);

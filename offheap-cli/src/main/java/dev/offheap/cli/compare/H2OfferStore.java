@@ -41,8 +41,29 @@ public final class H2OfferStore implements OfferStore {
     private final Path dir;
     private final long offers;
     private final int valueSize;
-    private final BlockingQueue<Connection> pool;
+    private final BlockingQueue<Lane> pool;
     private final List<Connection> all;
+
+    /**
+     * A pooled connection and its prepared query, prepared on first use and kept, as a connection pool's
+     * statement cache does: a load then costs the query, not its parse. Only the borrowing thread touches
+     * it; the pool's queue hands it over with a happens-before edge.
+     */
+    private static final class Lane {
+        final Connection connection;
+        PreparedStatement select;
+
+        Lane(Connection connection) {
+            this.connection = connection;
+        }
+
+        PreparedStatement select() throws SQLException {
+            if (select == null) {
+                select = connection.prepareStatement("SELECT text FROM offers WHERE id = ?");
+            }
+            return select;
+        }
+    }
     private volatile boolean closed;
 
     private H2OfferStore(Path dir, long offers, int valueSize, List<Connection> connections) {
@@ -50,7 +71,7 @@ public final class H2OfferStore implements OfferStore {
         this.offers = offers;
         this.valueSize = valueSize;
         this.all = List.copyOf(connections);
-        this.pool = new ArrayBlockingQueue<>(connections.size(), false, connections);
+        this.pool = new ArrayBlockingQueue<>(connections.size(), false, connections.stream().map(Lane::new).toList());
     }
 
     /**
@@ -209,14 +230,15 @@ public final class H2OfferStore implements OfferStore {
         if (closed) {
             throw new IllegalStateException("the offer store is closed");
         }
-        Connection c;
+        Lane lane;
         try {
-            c = pool.take();
+            lane = pool.take();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a database connection", e);
         }
-        try (PreparedStatement p = c.prepareStatement("SELECT text FROM offers WHERE id = ?")) {
+        try {
+            PreparedStatement p = lane.select();
             p.setLong(1, id);
             try (ResultSet r = p.executeQuery()) {
                 if (!r.next()) {
@@ -228,7 +250,7 @@ public final class H2OfferStore implements OfferStore {
             throw new IllegalStateException("cannot read offer " + id + " from the database in " + dir + ": "
                     + e.getMessage(), e);
         } finally {
-            pool.add(c);
+            pool.add(lane);
         }
     }
 
