@@ -27,6 +27,22 @@ class CacheStressTest {
     @CsvSource({"W_TINY_LFU, 67108864, none", "LRU, 67108864, none", "W_TINY_LFU, 262144, none", "LRU, 262144, none",
             "W_TINY_LFU, 67108864, both", "LRU, 262144, access"})
     void mixedOperationsKeepEveryThreadsLastWrite(EvictionPolicy policy, long capacity, String expiry) throws Exception {
+        check(policy, capacity, expiry, 300, 40_000);
+    }
+
+    /**
+     * Values of up to 40 KB, most of them over the size above which a put stages its value in native memory
+     * rather than a heap array: the same checks, with evictions, overwrites, removes and computes racing.
+     */
+    @ParameterizedTest(name = "{0} capacity={1} expiry={2}, large values")
+    @CsvSource({"W_TINY_LFU, 268435456, none", "LRU, 4194304, none", "W_TINY_LFU, 4194304, both",
+            "W_TINY_LFU, 1048576, none"})
+    void largeValuesKeepEveryThreadsLastWrite(EvictionPolicy policy, long capacity, String expiry) throws Exception {
+        check(policy, capacity, expiry, 40_000, 3_000);
+    }
+
+    private static void check(EvictionPolicy policy, long capacity, String expiry, int maxPadding, int iterations)
+            throws Exception {
         boolean roomy = capacity > 1 << 24;
         CacheBuilder<String, String> builder = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
                 .capacity(capacity).evictionPolicy(policy).concurrencyLevel(4);
@@ -49,7 +65,7 @@ class CacheStressTest {
                 threads.add(Thread.ofPlatform().start(() -> {
                     try {
                         start.await();
-                        run(cache, id, mine, roomy);
+                        run(cache, id, mine, roomy, maxPadding, iterations);
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
                     }
@@ -88,12 +104,13 @@ class CacheStressTest {
     }
 
     /** Each thread owns keys "t<id>-<n>" (so their final values are known) and shares keys "s<n>". */
-    private static void run(OffHeapCache<String, String> cache, int id, Map<String, String> mine, boolean roomy) {
+    private static void run(OffHeapCache<String, String> cache, int id, Map<String, String> mine, boolean roomy,
+            int maxPadding, int iterations) {
         SplittableRandom random = new SplittableRandom(id * 7919L);
-        for (int i = 0; i < 40_000; i++) {
+        for (int i = 0; i < iterations; i++) {
             String own = "t" + id + "-" + random.nextInt(500);
             String shared = "s" + random.nextInt(200);
-            String value = "v" + i + "x".repeat(random.nextInt(300));
+            String value = "v" + i + "x".repeat(random.nextInt(maxPadding));
             switch (random.nextInt(10)) {
                 case 0, 1 -> {
                     cache.put(own, value);
