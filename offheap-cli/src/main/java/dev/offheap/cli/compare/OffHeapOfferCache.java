@@ -66,7 +66,6 @@ public final class OffHeapOfferCache implements OfferCache {
         if (nativeEndToEnd) {
             this.strings = null;
             this.segments = OffHeapCache.builder(Serializer.longs(), Serializer.segments())
-                    .concurrencyLevel(Integer.getInteger("offheap.exp.level", 8))
                     .name("offheap-compare").capacity(capacity).maxEntryBytes(maxEntryBytes).build();
             this.loadBuffers = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(valueSize));
         } else {
