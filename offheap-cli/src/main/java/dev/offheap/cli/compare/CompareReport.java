@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * The results of a compare run as the seed's table (printed), a markdown report and a JSON document.
@@ -76,23 +77,79 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
 
     /** @return ratio lines, one per setting and off-heap variant: how it compares to on-heap */
     public List<String> ratioLines() {
+        return perComparison((b, r) -> String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time "
+                + "%s, GC CPU %s, p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
+                fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
+                fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
+                times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
+    }
+
+    /** One line per off-heap result that has an on-heap result at its setting: {@code line(onHeap, offHeap)}. */
+    private List<String> perComparison(BiFunction<VariantResult, VariantResult, String> line) {
         List<String> lines = new ArrayList<>();
         for (VariantResult r : results) {
             if (r.variant().equals(Variant.ON_HEAP.label()) || !r.ok()) {
                 continue;
             }
-            Optional<VariantResult> base = baseline(r);
-            if (base.isEmpty()) {
-                continue;
-            }
-            VariantResult b = base.get();
-            lines.add(String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time %s, GC CPU %s, "
-                    + "p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
-                    fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
-                    fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
-                    times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
+            baseline(r).ifPresent(b -> lines.add(line.apply(b, r)));
         }
         return lines;
+    }
+
+    /** GC time at least this many times lower than on-heap's is a gain worth going off-heap for. */
+    static final double GC_GAIN = 2.0;
+    /** Throughput of at least this share of on-heap's counts as kept. */
+    static final double THROUGHPUT_KEPT = 0.95;
+    /** A p99 of at most this multiple of on-heap's counts as kept. */
+    static final double P99_KEPT = 1.10;
+
+    /**
+     * The answer to "does off-heap pay here?", one line per setting and off-heap variant, by fixed rules:
+     * it pays when its GC time is at least {@value #GC_GAIN}x lower than on-heap's, its throughput at
+     * least {@value #THROUGHPUT_KEPT}x on-heap's and its p99 at most {@value #P99_KEPT}x; with the GC gain
+     * but not the rest, the line says what it costs; without the GC gain it does not pay.
+     *
+     * @return the verdict lines, e.g. {@code 200,000 B x 5,000 entries, off-heap: pays (62x less GC time, ...)}
+     */
+    public List<String> verdictLines() {
+        return perComparison((b, r) -> group(r.valueSize()) + " B x " + group(r.maxEntries()) + " entries, " + r.variant()
+                + ": " + verdict(b, r) + (caveat(b, r).isEmpty() ? "" : "; NOISY (see the ratios)"));
+    }
+
+    static String verdict(VariantResult base, VariantResult r) {
+        double throughput = r.throughput() / base.throughput();
+        double p99 = r.p99Micros() / base.p99Micros();
+        boolean gcGain = base.gcTimeMillis() > 0 && (r.gcTimeMillis() == 0 || base.gcTimeMillis() / r.gcTimeMillis() >= GC_GAIN);
+        if (!gcGain) {
+            return String.format(Locale.ROOT, "does not pay: GC time %s on-heap's (on-heap spent %.0f%% of the run in GC "
+                    + "pauses), throughput %.2fx, p99 %.2fx", base.gcTimeMillis() == 0 ? "no lower than"
+                    : r.gcTimeMillis() <= base.gcTimeMillis() ? String.format(Locale.ROOT, "only %.2fx lower than",
+                    base.gcTimeMillis() / r.gcTimeMillis()) : String.format(Locale.ROOT, "%.2fx higher than",
+                    r.gcTimeMillis() / base.gcTimeMillis()), 100 * base.gcTimeMillis() / 1e3 / base.seconds(), throughput, p99);
+        }
+        List<String> gains = new ArrayList<>();
+        gains.add(r.gcTimeMillis() == 0 ? "no GC time at all, against on-heap's " + seconds(base.gcTimeMillis() / 1e3)
+                : factor(base.gcTimeMillis() / r.gcTimeMillis()) + " less GC time");
+        if (throughput >= 1.05) {
+            gains.add(factor(throughput) + " the throughput");
+        }
+        if (p99 <= 0.9) {
+            gains.add("p99 " + factor(p99) + " on-heap's");
+        }
+        List<String> costs = new ArrayList<>();
+        if (throughput < THROUGHPUT_KEPT) {
+            costs.add("throughput (" + factor(throughput) + " on-heap's)");
+        }
+        if (p99 > P99_KEPT) {
+            costs.add("latency (p99 " + factor(p99) + " on-heap's)");
+        }
+        return costs.isEmpty() ? "pays (" + String.join(", ", gains) + ")"
+                : "pays for the collector (" + String.join(", ", gains) + ") but costs " + String.join(" and ", costs);
+    }
+
+    /** @return a ratio as "2.83x" below 10, as the ratio lines write it, and "62x" from 10 on */
+    static String factor(double ratio) {
+        return String.format(Locale.ROOT, ratio < 10 ? "%.2fx" : "%.0fx", ratio);
     }
 
     /**
@@ -203,6 +260,10 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                     .append("while other processes used more than ").append(Math.round(100 * BUSY_SHARE))
                     .append("% of the CPU):\n\n");
             ratios.forEach(l -> sb.append("- ").append(l).append('\n'));
+            sb.append("\n**Does off-heap pay?** It does where GC time is at least ").append(fmt(GC_GAIN))
+                    .append("x lower than on-heap's with throughput at least ").append(THROUGHPUT_KEPT)
+                    .append("x and p99 at most ").append(P99_KEPT).append("x of on-heap's:\n\n");
+            verdictLines().forEach(l -> sb.append("- ").append(l).append('\n'));
         }
 
         sb.append("\n## All metrics\n\n");

@@ -180,6 +180,42 @@ class CompareEndToEndTest {
         }
     }
 
+    /** A result with the numbers the verdict reads: GC time (ms), throughput (rps) and p99 (us). */
+    private static VariantResult result(String variant, double gcMillis, double throughput, double p99) {
+        return new VariantResult(variant, 100, 5, null, 10, 10.0, throughput, 3, gcMillis, 4, 2.25, 1.0, 100, 90, 80,
+                1000, 0, -1, 5000, 1.5, p99, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 0.0, "G1 Young Generation", "cache", "memory",
+                2.0);
+    }
+
+    @Test
+    void theVerdictSaysWhetherOffHeapPaysAndWhatItCosts() throws Exception {
+        VariantResult onHeap = result("on-heap", 1000, 40_000, 500);
+        assertThat(CompareReport.verdict(onHeap, result("off-heap", 10, 50_000, 300)))
+                .isEqualTo("pays (100x less GC time, 1.25x the throughput, p99 0.60x on-heap's)");
+        assertThat(CompareReport.verdict(onHeap, result("off-heap", 0, 40_000, 520)))
+                .isEqualTo("pays (no GC time at all, against on-heap's 1.000 s)");
+        assertThat(CompareReport.verdict(onHeap, result("off-heap", 100, 30_000, 2000)))
+                .isEqualTo("pays for the collector (10x less GC time) but costs throughput (0.75x on-heap's) and "
+                        + "latency (p99 4.00x on-heap's)");
+        assertThat(CompareReport.verdict(onHeap, result("off-heap", 350, 40_000, 500)))
+                .isEqualTo("pays (2.86x less GC time)");
+        assertThat(CompareReport.verdict(onHeap, result("ohc", 600, 40_800, 500)))
+                .isEqualTo("does not pay: GC time only 1.67x lower than on-heap's (on-heap spent 10% of the run in GC "
+                        + "pauses), throughput 1.02x, p99 1.00x");
+        assertThat(CompareReport.verdict(onHeap, result("ohc", 1500, 41_000, 500))).startsWith("does not pay: GC time 1.50x higher");
+        assertThat(CompareReport.verdict(result("on-heap", 0, 40_000, 500), result("off-heap", 0, 40_000, 500)))
+                .startsWith("does not pay: GC time no lower than on-heap's (on-heap spent 0% of the run");
+        dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
+                "8 GiB", "Linux", "JDK 25", "compare");
+        CompareReport report = new CompareReport(CompareOptions.parse(List.of()), machine, "memory",
+                List.of(onHeap, result("off-heap", 10, 50_000, 300), VariantResult.failed("ohc", 100, 5, "crashed", 1.0)),
+                List.of());
+        assertThat(report.verdictLines()).containsExactly(
+                "100 B x 5 entries, off-heap: pays (100x less GC time, 1.25x the throughput, p99 0.60x on-heap's)");
+        assertThat(report.markdown()).contains("**Does off-heap pay?**")
+                .contains("- 100 B x 5 entries, off-heap: pays (100x less GC time");
+    }
+
     @Test
     void resultsSurviveJson() {
         VariantResult r = new VariantResult("ohc", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80, 1000,
