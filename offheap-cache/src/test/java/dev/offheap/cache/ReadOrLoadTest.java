@@ -290,4 +290,72 @@ class ReadOrLoadTest {
             assertThat(keeping.getIfPresent(2L)).isEqualTo("z".repeat(size));
         }
     }
+
+    /**
+     * Large values are staged in a buffer the thread reuses: a serializer that writes less than it declared
+     * leaves zeros, never the bytes of the value staged before it; and a put made from inside a serializer
+     * (which is writing into that buffer) stages elsewhere and leaves the outer value intact.
+     */
+    @Test
+    void reusedStagingLeavesNoOldBytesAndSurvivesNestedPuts() {
+        int size = 50_000;
+        Serializer<byte[]> writesHalf = new Serializer<>() {
+            @Override
+            public int serializedSize(byte[] value) {
+                return value.length;
+            }
+
+            @Override
+            public void write(byte[] value, MemorySegment target) {
+                MemorySegment.copy(value, 0, target, ValueLayout.JAVA_BYTE, 0, value.length / 2);
+            }
+
+            @Override
+            public byte[] read(MemorySegment source) {
+                return source.toArray(ValueLayout.JAVA_BYTE);
+            }
+        };
+        try (OffHeapCache<Long, String> full = OffHeapCache.builder(Serializer.longs(), Serializer.strings())
+                .capacity(8 << 20).build();
+             OffHeapCache<Long, byte[]> half = OffHeapCache.builder(Serializer.longs(), writesHalf)
+                     .capacity(8 << 20).build()) {
+            full.put(1L, "z".repeat(size));
+            byte[] ones = new byte[size];
+            java.util.Arrays.fill(ones, (byte) 1);
+            half.put(2L, ones);
+            byte[] stored = half.getIfPresent(2L);
+            assertThat(stored).hasSize(size);
+            assertThat(java.util.Arrays.copyOfRange(stored, 0, size / 2)).containsOnly((byte) 1);
+            assertThat(java.util.Arrays.copyOfRange(stored, size / 2, size)).containsOnly((byte) 0);
+
+            Serializer<String> nests = new Serializer<>() {
+                @Override
+                public int serializedSize(String value) {
+                    return value.length();
+                }
+
+                @Override
+                public void write(String value, MemorySegment target) {
+                    MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), 0, target, ValueLayout.JAVA_BYTE, 0,
+                            value.length() / 2);
+                    full.put(3L, "n".repeat(size));  // stages while this thread's buffer is in use
+                    MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), value.length() / 2, target,
+                            ValueLayout.JAVA_BYTE, value.length() / 2, value.length() - value.length() / 2);
+                }
+
+                @Override
+                public String read(MemorySegment source) {
+                    return new String(source.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
+                }
+            };
+            try (OffHeapCache<Long, String> outer = OffHeapCache.builder(Serializer.longs(), nests)
+                    .capacity(8 << 20).build()) {
+                String value = "a".repeat(size / 2) + "b".repeat(size / 2);
+                outer.put(4L, value);
+                assertThat(outer.getIfPresent(4L)).isEqualTo(value);
+                assertThat(full.getIfPresent(3L)).isEqualTo("n".repeat(size));
+                assertThat(full.getIfPresent(1L)).isEqualTo("z".repeat(size));
+            }
+        }
+    }
 }
