@@ -17,6 +17,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.ToIntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -230,41 +232,13 @@ class ReadOrLoadTest {
     @ValueSource(ints = {100, 100_000})
     void lyingSerializersAreRejectedAndLeaveTheCacheIntact(int size) {
         AtomicReference<MemorySegment> kept = new AtomicReference<>();
-        Serializer<String> writesMore = new Serializer<>() {
-            @Override
-            public int serializedSize(String value) {
-                return value.length() > 10 ? value.length() - 1 : value.length();
-            }
-
-            @Override
-            public void write(String value, MemorySegment target) {
-                MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), 0, target, ValueLayout.JAVA_BYTE, 0,
-                        value.length());
-            }
-
-            @Override
-            public String read(MemorySegment source) {
-                return new String(source.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
-            }
-        };
-        Serializer<String> keepsTarget = new Serializer<>() {
-            @Override
-            public int serializedSize(String value) {
-                return value.length();
-            }
-
-            @Override
-            public void write(String value, MemorySegment target) {
-                kept.set(target);
-                MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), 0, target, ValueLayout.JAVA_BYTE, 0,
-                        value.length());
-            }
-
-            @Override
-            public String read(MemorySegment source) {
-                return writesMore.read(source);
-            }
-        };
+        // declares one byte less than it writes, for values over 10 bytes
+        Serializer<String> writesMore = latin1(value -> value.length() > 10 ? value.length() - 1 : value.length(),
+                (value, target) -> copyLatin1(value, 0, value.length(), target));
+        Serializer<String> keepsTarget = latin1(String::length, (value, target) -> {
+            kept.set(target);
+            copyLatin1(value, 0, value.length(), target);
+        });
         String value = "y".repeat(size);
         try (OffHeapCache<Long, String> lying = OffHeapCache.builder(Serializer.longs(), writesMore)
                 .capacity(8 << 20).build()) {
@@ -328,26 +302,11 @@ class ReadOrLoadTest {
             assertThat(java.util.Arrays.copyOfRange(stored, 0, size / 2)).containsOnly((byte) 1);
             assertThat(java.util.Arrays.copyOfRange(stored, size / 2, size)).containsOnly((byte) 0);
 
-            Serializer<String> nests = new Serializer<>() {
-                @Override
-                public int serializedSize(String value) {
-                    return value.length();
-                }
-
-                @Override
-                public void write(String value, MemorySegment target) {
-                    MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), 0, target, ValueLayout.JAVA_BYTE, 0,
-                            value.length() / 2);
-                    full.put(3L, "n".repeat(size));  // stages while this thread's buffer is in use
-                    MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), value.length() / 2, target,
-                            ValueLayout.JAVA_BYTE, value.length() / 2, value.length() - value.length() / 2);
-                }
-
-                @Override
-                public String read(MemorySegment source) {
-                    return new String(source.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
-                }
-            };
+            Serializer<String> nests = latin1(String::length, (value, target) -> {
+                copyLatin1(value, 0, value.length() / 2, target);
+                full.put(3L, "n".repeat(size));  // stages while this thread's buffer is in use
+                copyLatin1(value, value.length() / 2, value.length() - value.length() / 2, target);
+            });
             try (OffHeapCache<Long, String> outer = OffHeapCache.builder(Serializer.longs(), nests)
                     .capacity(8 << 20).build()) {
                 String value = "a".repeat(size / 2) + "b".repeat(size / 2);
@@ -357,5 +316,30 @@ class ReadOrLoadTest {
                 assertThat(full.getIfPresent(1L)).isEqualTo("z".repeat(size));
             }
         }
+    }
+
+    /** A one-byte-per-character serializer with the given declared size and write. */
+    private static Serializer<String> latin1(ToIntFunction<String> size, BiConsumer<String, MemorySegment> write) {
+        return new Serializer<>() {
+            @Override
+            public int serializedSize(String value) {
+                return size.applyAsInt(value);
+            }
+
+            @Override
+            public void write(String value, MemorySegment target) {
+                write.accept(value, target);
+            }
+
+            @Override
+            public String read(MemorySegment source) {
+                return new String(source.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
+            }
+        };
+    }
+
+    /** Copies {@code length} characters of {@code value} from {@code from} to the same offset of {@code target}. */
+    private static void copyLatin1(String value, int from, int length, MemorySegment target) {
+        MemorySegment.copy(value.getBytes(StandardCharsets.ISO_8859_1), from, target, ValueLayout.JAVA_BYTE, from, length);
     }
 }
