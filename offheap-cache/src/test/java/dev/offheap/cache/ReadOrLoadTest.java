@@ -147,9 +147,7 @@ class ReadOrLoadTest {
     }
 
     @Test
-    void aValueThatCannotStayCachedIsStillReadFromTheLoad() {
-        // an eviction listener that inserts more: the loaded entry is evicted before it is read back
-        // is hard to arrange; an entry that is over the limit is refused, and must not be read at all
+    void aLoadedValueOverTheEntryLimitIsRefusedAndNotStored() {
         try (OffHeapCache<Long, MemorySegment> cache = OffHeapCache.builder(Serializer.longs(), Serializer.segments())
                 .capacity(1 << 20).maxEntryBytes(4096).build()) {
             assertThatThrownBy(() -> cache.readOrLoad(9L, k -> MemorySegment.ofArray(new byte[8192]),

@@ -2,12 +2,12 @@ package dev.offheap.bench.baseline;
 
 /**
  * JVM flags that only the forks of third-party baselines get, never the library's own forks: the
- * library is FFM-only, but Flink, OHC and Netty reach memory through {@code sun.misc.Unsafe}, and measuring
+ * library is FFM-only, but Flink, OHC and Netty reach memory through the JDK's unsupported {@code Unsafe} class, and measuring
  * them as their users run them needs that allowed.
  */
 public final class ThirdPartyForks {
     /**
-     * Allows {@code sun.misc.Unsafe}'s memory-access methods, which warn on JDK 25 (JEP 498) unless
+     * Allows the {@code Unsafe} class's memory-access methods, which warn on JDK 25 (JEP 498) unless
      * allowed. For Flink 1.20 it only silences that warning (its {@code MemoryUtils} builds its
      * DirectByteBuffer with {@code Unsafe.allocateInstance} and field offsets, no {@code --add-opens}).
      * OHC 0.7.4 needs it for all its memory (it needs no {@code --add-opens}: it finds

@@ -294,7 +294,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private static <T> byte[] serialize(Serializer<T> serializer, T value, String what) {
-        byte[] bytes = new byte[declaredSize(serializer, value, what)];
+        return serialize(serializer, value, declaredSize(serializer, value, what), what);
+    }
+
+    /** Serializes into a new array of the size the serializer already declared. */
+    private static <T> byte[] serialize(Serializer<T> serializer, T value, int size, String what) {
+        byte[] bytes = new byte[size];
         writeChecked(serializer, value, MemorySegment.ofArray(bytes), what);
         return bytes;
     }
@@ -771,9 +776,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         int size = declaredSize(valueSerializer, value, "value");
         if (size <= HEAP_STAGING_LIMIT) {
-            byte[] bytes = new byte[size];
-            writeChecked(valueSerializer, value, MemorySegment.ofArray(bytes), "value");
-            write(k, checkedEntrySize(k, MemorySegment.ofArray(bytes)), timeToLiveMillis);
+            write(k, checkedEntrySize(k, MemorySegment.ofArray(serialize(valueSerializer, value, size, "value"))),
+                    timeToLiveMillis);
             return;
         }
         checkedEntrySize(k, size);
@@ -782,29 +786,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         // freeing it per put made glibc map, fault in and trim it every time (2-2.5x slower puts of 100 KB
         // values than heap staging). The serializer sees it through a scope of this call only, so a
         // serializer that keeps the target segment fails on later use instead of writing into a later
-        // put's bytes.
+        // put's bytes. A virtual thread (a buffer each would pile up), a value over the limit, or a put
+        // from inside a serializer that is writing into this thread's buffer gets memory of the call.
         StagingBuffer reusable = Thread.currentThread().isVirtual() || size > REUSED_STAGING_LIMIT ? null
                 : STAGING.get();
-        if (reusable == null || reusable.inUse) {
-            // a virtual thread (a buffer each would pile up), a value over the limit, or a put from inside
-            // a serializer that is writing into this thread's buffer
-            try (Arena call = Arena.ofConfined()) {
-                MemorySegment bytes = call.allocate(size);
-                writeChecked(valueSerializer, value, bytes, "value");
-                write(k, bytes, timeToLiveMillis);
-            }
-            return;
+        boolean reuse = reusable != null && !reusable.inUse;
+        if (reuse) {
+            reusable.inUse = true;
         }
-        reusable.inUse = true;
         try (Arena call = Arena.ofConfined()) {
-            MemorySegment bytes = reusable.slice(size, call);
-            // zeroed as a new array is, so that a serializer that writes less than it declared leaves zeros,
-            // never a previous value's bytes
-            bytes.fill((byte) 0);
+            // both zeroed, as a new array is, so that a serializer that writes less than it declared leaves
+            // zeros, never a previous value's bytes
+            MemorySegment bytes = reuse ? reusable.slice(size, call).fill((byte) 0) : call.allocate(size);
             writeChecked(valueSerializer, value, bytes, "value");
             write(k, bytes, timeToLiveMillis);
         } finally {
-            reusable.inUse = false;
+            if (reuse) {
+                reusable.inUse = false;
+            }
         }
     }
 

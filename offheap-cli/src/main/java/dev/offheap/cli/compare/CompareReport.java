@@ -121,11 +121,12 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         double p99 = r.p99Micros() / base.p99Micros();
         boolean gcGain = base.gcTimeMillis() > 0 && (r.gcTimeMillis() == 0 || base.gcTimeMillis() / r.gcTimeMillis() >= GC_GAIN);
         if (!gcGain) {
+            String gcTime = base.gcTimeMillis() == 0 ? "no lower than"
+                    : r.gcTimeMillis() <= base.gcTimeMillis() ? "only " + factor(base.gcTimeMillis() / r.gcTimeMillis())
+                    + " lower than" : factor(r.gcTimeMillis() / base.gcTimeMillis()) + " higher than";
             return String.format(Locale.ROOT, "does not pay: GC time %s on-heap's (on-heap spent %.0f%% of the run in GC "
-                    + "pauses), throughput %.2fx, p99 %.2fx", base.gcTimeMillis() == 0 ? "no lower than"
-                    : r.gcTimeMillis() <= base.gcTimeMillis() ? String.format(Locale.ROOT, "only %.2fx lower than",
-                    base.gcTimeMillis() / r.gcTimeMillis()) : String.format(Locale.ROOT, "%.2fx higher than",
-                    r.gcTimeMillis() / base.gcTimeMillis()), 100 * base.gcTimeMillis() / 1e3 / base.seconds(), throughput, p99);
+                    + "pauses), throughput %s, p99 %s", gcTime, 100 * base.gcTimeMillis() / 1e3 / base.seconds(),
+                    factor(throughput), factor(p99));
         }
         List<String> gains = new ArrayList<>();
         gains.add(r.gcTimeMillis() == 0 ? "no GC time at all, against on-heap's " + seconds(base.gcTimeMillis() / 1e3)

@@ -215,10 +215,7 @@ public final class H2OfferStore implements OfferStore {
     /** Queries the offer's text and writes its description into {@code target}: no copy of it on the heap. */
     @Override
     public void loadInto(long id, MemorySegment target) {
-        if (target.byteSize() != valueSize) {
-            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
-                    + target.byteSize());
-        }
+        Offers.requireDescriptionSize(target, valueSize);
         Offers.describeInto(text(id), target);
     }
 

@@ -54,10 +54,7 @@ public final class LatencyOfferStore implements OfferStore {
         if (id < 0 || id >= offers) {
             throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
         }
-        if (target.byteSize() != valueSize) {
-            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
-                    + target.byteSize());
-        }
+        Offers.requireDescriptionSize(target, valueSize);
         long deadline = System.nanoTime() + latencyNanos;
         Offers.describeInto(Offers.text(id), target);
         for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {

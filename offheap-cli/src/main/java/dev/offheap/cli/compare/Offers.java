@@ -80,19 +80,8 @@ public final class Offers {
         if (size <= 0) {
             throw new IllegalArgumentException("description size must be positive, got " + size + " bytes");
         }
-        if (text.isEmpty()) {
-            throw new IllegalArgumentException("an offer's text must not be empty");
-        }
         byte[] bytes = new byte[size];
-        byte[] unit = text.getBytes(StandardCharsets.ISO_8859_1);
-        int filled = Math.min(unit.length, size);
-        System.arraycopy(unit, 0, bytes, 0, filled);
-        // doubling copies: log2(size / text) array copies instead of one per repetition
-        while (filled < size) {
-            int n = Math.min(filled, size - filled);
-            System.arraycopy(bytes, 0, bytes, filled, n);
-            filled += n;
-        }
+        describeInto(text, MemorySegment.ofArray(bytes));
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 
@@ -115,11 +104,25 @@ public final class Offers {
         byte[] unit = text.getBytes(StandardCharsets.ISO_8859_1);
         long filled = Math.min(unit.length, size);
         MemorySegment.copy(unit, 0, target, ValueLayout.JAVA_BYTE, 0, (int) filled);
-        // doubling copies, as in description(String, int)
+        // doubling copies: log2(size / text) copies instead of one per repetition
         while (filled < size) {
             long n = Math.min(filled, size - filled);
             MemorySegment.copy(target, 0, target, filled, n);
             filled += n;
+        }
+    }
+
+    /**
+     * Checks that a store's caller gave memory of exactly the store's description size.
+     *
+     * @param target where a description is to go
+     * @param valueSize the store's description size in bytes
+     * @throws IllegalStateException if the sizes differ
+     */
+    static void requireDescriptionSize(MemorySegment target, int valueSize) {
+        if (target.byteSize() != valueSize) {
+            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
+                    + target.byteSize());
         }
     }
 

@@ -21,7 +21,7 @@ public enum Variant {
      */
     OFF_HEAP_COPY("off-heap-copy", "offheap-cache, string values, hits copied into a new string", List.of()),
     /**
-     * OHC, the seed's off-heap variant. It allocates and accesses memory with {@code sun.misc.Unsafe}, whose
+     * OHC, the seed's off-heap variant. It allocates and accesses memory with the JDK's unsupported {@code Unsafe} class, whose
      * memory-access methods JDK 25 warns about on first use (JEP 471/498); its JVM alone allows them
      * explicitly, which also keeps the warning out of its output.
      */

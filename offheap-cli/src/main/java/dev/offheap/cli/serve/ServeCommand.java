@@ -12,6 +12,7 @@ import dev.offheap.cli.compare.Durations;
 import dev.offheap.cli.compare.H2OfferStore;
 import dev.offheap.cli.compare.LatencyOfferStore;
 import dev.offheap.cli.compare.OfferCache;
+import dev.offheap.bench.baseline.ThirdPartyForks;
 import dev.offheap.cli.compare.OfferService;
 import dev.offheap.cli.compare.OfferStore;
 import dev.offheap.cli.compare.Variant;
@@ -97,9 +98,10 @@ public final class ServeCommand implements Command {
                   --stop-after D     stop after this long, e.g. 60s (default: run until Ctrl-C)
                   -h, --help         this help
 
-                The ohc variant uses sun.misc.Unsafe; JDK 25 warns once unless the JVM allows it:
-                  OFFHEAP_JAVA_OPTS=--sun-misc-unsafe-memory-access=allow bin/offheap serve --variant ohc
-                """;
+                The ohc variant uses the JDK's unsupported Unsafe class; JDK 25 warns once unless the JVM
+                allows it:
+                  OFFHEAP_JAVA_OPTS=%s bin/offheap serve --variant ohc
+                """.formatted(ThirdPartyForks.UNSAFE_MEMORY_ACCESS_ALLOWED);
     }
 
     /**
