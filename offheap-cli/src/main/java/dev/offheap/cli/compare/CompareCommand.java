@@ -74,7 +74,7 @@ public final class CompareCommand implements Command {
                   --max-entries LIST  cache bounds in entries, e.g. 5000,10000,15000
                   --variants LIST     which variants, in this order (default on-heap,off-heap,off-heap-copy,ohc)
                   --threads N         request threads (default 10)
-                  --requests N        measured requests, all threads together (default 200000)
+                  --requests N        measured requests, all threads together (default 1000000)
                   --duration D        or measure for a time instead, e.g. 30s
                   --warmup N|auto     requests before measuring (default auto: 4 x max entries, 20000 at 5000)
                   --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)

@@ -51,9 +51,11 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     public static final int DEFAULT_THREADS = 10;
     /**
      * Default measured requests, all threads together: a measured phase of 10-30 seconds per variant on
-     * 2 cores, long enough that two runs agree on the GC ratios.
+     * 2 cores. A fifth of this left {@code off-heap} one young collection, whose single pause set its GC-time
+     * ratio (it moved by 30% between two runs); this many give it several, and the whole default run stays
+     * under 2 minutes.
      */
-    public static final long DEFAULT_REQUESTS = 200_000;
+    public static final long DEFAULT_REQUESTS = 1_000_000;
     /**
      * Warmup requests per max entry with {@code --warmup auto} (the default): 4 x max entries fills a cache
      * over the default key space (twice the max entries: filling it takes about 1.4 x max entries uniform

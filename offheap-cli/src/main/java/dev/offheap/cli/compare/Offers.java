@@ -101,9 +101,17 @@ public final class Offers {
         if (text.isEmpty()) {
             throw new IllegalArgumentException("an offer's text must not be empty");
         }
-        byte[] unit = text.getBytes(StandardCharsets.ISO_8859_1);
-        long filled = Math.min(unit.length, size);
-        MemorySegment.copy(unit, 0, target, ValueLayout.JAVA_BYTE, 0, (int) filled);
+        long filled = Math.min(text.length(), size);
+        if (filled < size) {
+            // the text's bytes copied straight from the string (no encoded copy on the heap: it was over a third
+            // of what the off-heap variant allocated); its terminating zero lands where the doubling copies
+            // write next
+            target.setString(0, text, StandardCharsets.ISO_8859_1);
+        } else {
+            for (int i = 0; i < filled; i++) {
+                target.set(ValueLayout.JAVA_BYTE, i, (byte) text.charAt(i));
+            }
+        }
         // doubling copies: log2(size / text) copies instead of one per repetition
         while (filled < size) {
             long n = Math.min(filled, size - filled);

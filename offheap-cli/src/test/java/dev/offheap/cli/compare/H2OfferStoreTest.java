@@ -144,13 +144,19 @@ class H2OfferStoreTest {
             assertThat(three.toArray(ValueLayout.JAVA_BYTE)).containsExactly('a', 'b', 'c');
             assertThatThrownBy(() -> strings.loadInto(0, arena.allocate(4))).isInstanceOf(IllegalStateException.class);
         }
-        for (int size : new int[] {1, 7, 2048, 2049, 100_000}) {
+        // against the text repeated and cut, not against description (which writes through describeInto too);
+        // sizes around the text's length and its doublings, where the copies change
+        String text = Offers.text(3);
+        for (int size : new int[] {1, 7, 2047, 2048, 2049, 4095, 4096, 4097, 100_000}) {
+            String expected = text.repeat(size / text.length() + 1).substring(0, size);
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment target = arena.allocate(size);
-                Offers.describeInto(Offers.text(3), target);
-                assertThat(target.toArray(ValueLayout.JAVA_BYTE))
-                        .isEqualTo(Offers.description(3, size).getBytes(StandardCharsets.ISO_8859_1));
+                target.fill((byte) 0x7f);
+                Offers.describeInto(text, target);
+                assertThat(new String(target.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1))
+                        .as("size %d", size).isEqualTo(expected);
             }
+            assertThat(Offers.description(3, size)).isEqualTo(expected);
         }
     }
 
