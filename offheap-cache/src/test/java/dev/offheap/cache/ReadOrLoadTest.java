@@ -194,6 +194,58 @@ class ReadOrLoadTest {
         }
     }
 
+    /**
+     * The transient read, made to happen every time: storing the loaded value evicts another entry, and the
+     * removal listener, which runs on the storing thread before readOrLoad reads, removes the loaded key
+     * itself. The reader must still see the loaded bytes, through memory of its call only, and the loaded
+     * key must stay absent.
+     */
+    @Test
+    void aLoadedValueGoneBeforeItsReadIsReadFromTheLoadersBytes() {
+        long loadedKey = 1_000;
+        AtomicReference<OffHeapCache<Long, MemorySegment>> self = new AtomicReference<>();
+        AtomicInteger evictions = new AtomicInteger();
+        try (OffHeapCache<Long, MemorySegment> cache = OffHeapCache.builder(Serializer.longs(), Serializer.segments())
+                .capacity(256 * 1024)
+                .removalListener((Long key, MemorySegment value, RemovalCause cause) -> {
+                    if (cause == RemovalCause.SIZE) {
+                        evictions.incrementAndGet();
+                        self.get().invalidate(loadedKey);
+                    }
+                })
+                .build();
+             Arena arena = Arena.ofConfined()) {
+            self.set(cache);
+            MemorySegment buffer = arena.allocate(12_000);
+            // fill the cache until it evicts, so that the next insert evicts too
+            for (long key = 0; evictions.get() == 0; key++) {
+                assertThat(key).as("the cache never evicted").isLessThan(1_000);
+                MemorySegment.copy(pattern(key, 12_000), 0, buffer, ValueLayout.JAVA_BYTE, 0, 12_000);
+                cache.put(key, buffer);
+            }
+            int evictedBefore = evictions.get();
+            AtomicInteger loads = new AtomicInteger();
+            AtomicReference<MemorySegment> seen = new AtomicReference<>();
+            byte[] got = cache.readOrLoad(loadedKey, k -> {
+                loads.incrementAndGet();
+                MemorySegment.copy(pattern(k, 12_000), 0, buffer, ValueLayout.JAVA_BYTE, 0, 12_000);
+                return buffer;
+            }, segment -> {
+                seen.set(segment);
+                return bytesOf(segment);
+            });
+            assertThat(evictions.get()).as("storing the loaded value evicted").isGreaterThan(evictedBefore);
+            assertThat(got).isEqualTo(pattern(loadedKey, 12_000));
+            assertThat(loads).hasValue(1);
+            assertThat(cache.containsKey(loadedKey)).isFalse();
+            // the transient bytes were the call's own: read-only in the call, gone after it
+            assertThat(seen.get().isReadOnly()).isTrue();
+            assertThatThrownBy(() -> seen.get().get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+            // and the loader's buffer, which its thread reuses, was not what the reader saw
+            assertThat(seen.get().address()).isNotEqualTo(buffer.address());
+        }
+    }
+
     @Test
     void aClosedCacheRefusesReadOrLoad() {
         OffHeapCache<Long, MemorySegment> cache = segmentCache(1 << 20);
