@@ -67,7 +67,7 @@ final class Shard {
     private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
     /** Referenced heads one look at a queue moves to its tail at most (see {@link #coldHead}). */
     private static final int MAX_SECOND_CHANCES = 64;
-    /** Tries for a held lock before queueing for it (see {@link #writeLockAfterSpinning}): a few microseconds. */
+    /** Tries for a held lock before queueing for it (see {@link #lockAfterSpinning}): a few microseconds. */
     private static final int LOCK_SPINS = 128;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
@@ -146,7 +146,7 @@ final class Shard {
         }
         long stamp = lock.tryWriteLock();
         if (stamp == 0) {
-            stamp = writeLockAfterSpinning();
+            stamp = lockAfterSpinning(true);
         }
         writer = Thread.currentThread();
         return stamp;
@@ -156,29 +156,18 @@ final class Shard {
      * A StampedLock queues and parks a thread that finds it held, and waking it takes tens of microseconds
      * on a loaded machine: far longer than the lock is held by a put or a lookup (about a microsecond for
      * small values). So a thread first spins a little, trying again, and queues only then.
+     *
+     * @param write whether the write lock is wanted, else the read lock
      */
-    private long writeLockAfterSpinning() {
+    private long lockAfterSpinning(boolean write) {
         for (int spin = 0; spin < LOCK_SPINS; spin++) {
             Thread.onSpinWait();
-            long stamp = lock.tryWriteLock();
+            long stamp = write ? lock.tryWriteLock() : lock.tryReadLock();
             if (stamp != 0) {
                 return stamp;
             }
         }
-        return lock.writeLock();
-    }
-
-    /** The read lock's counterpart of {@link #writeLockAfterSpinning}. */
-    private long readLockAfterSpinning() {
-        for (int spin = 0; spin < LOCK_SPINS; spin++) {
-            Thread.onSpinWait();
-            long stamp = lock.tryReadLock();
-            if (stamp != 0) {
-                return stamp;
-            }
-        }
-        long stamp = lock.tryReadLock();
-        return stamp != 0 ? stamp : readLockAfterSpinning();
+        return write ? lock.writeLock() : lock.readLock();
     }
 
     void unlockWrite(long stamp) {
