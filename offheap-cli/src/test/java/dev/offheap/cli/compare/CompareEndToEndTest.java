@@ -182,8 +182,13 @@ class CompareEndToEndTest {
 
     /** A result with the numbers the verdict reads: GC time (ms), throughput (rps) and p99 (us). */
     private static VariantResult result(String variant, double gcMillis, double throughput, double p99) {
+        return result(variant, gcMillis, throughput, p99, 3.5);
+    }
+
+    /** The same with a p99.9 (us) of its own. */
+    private static VariantResult result(String variant, double gcMillis, double throughput, double p99, double p999) {
         return new VariantResult(variant, 100, 5, null, 10, 10.0, throughput, 3, gcMillis, 4, 2.25, 1.0, 100, 90, 80,
-                1000, 0, -1, 5000, 1.5, p99, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 0.0, "G1 Young Generation", "cache", "memory",
+                1000, 0, -1, 5000, 1.5, p99, p999, 4.5, 0.5, 5, 0.75, 0.25, 0.0, "G1 Young Generation", "cache", "memory",
                 2.0);
     }
 
@@ -197,6 +202,14 @@ class CompareEndToEndTest {
         assertThat(CompareReport.verdict(onHeap, result("off-heap", 100, 30_000, 2000)))
                 .isEqualTo("pays for the collector (10x less GC time) but costs throughput (0.75x on-heap's) and "
                         + "latency (p99 4.00x on-heap's)");
+        // a worse p99 with a better p99.9 says so; a p99.9 that is not better by the same margin says nothing
+        assertThat(CompareReport.verdict(result("on-heap", 1000, 40_000, 300, 40_000),
+                result("off-heap", 5, 80_000, 2000, 8000)))
+                .isEqualTo("pays for the collector (200x less GC time, 2.00x the throughput) but costs latency (p99 "
+                        + "6.67x on-heap's; its p99.9 is 0.20x on-heap's, where on-heap's GC pauses land)");
+        assertThat(CompareReport.verdict(result("on-heap", 1000, 40_000, 300, 40_000),
+                result("off-heap", 5, 80_000, 2000, 37_000)))
+                .endsWith("but costs latency (p99 6.67x on-heap's)");
         assertThat(CompareReport.verdict(onHeap, result("off-heap", 350, 40_000, 500)))
                 .isEqualTo("pays (2.86x less GC time)");
         assertThat(CompareReport.verdict(onHeap, result("ohc", 600, 40_800, 500)))
