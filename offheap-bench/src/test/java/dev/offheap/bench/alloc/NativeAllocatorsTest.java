@@ -33,8 +33,11 @@ class NativeAllocatorsTest {
         long during = Libc.mallocFootprint();
         Libc.free(big);
         long after = Libc.mallocFootprint();
-        assertThat(during - before).isGreaterThanOrEqualTo(64L << 20);
-        assertThat(during - after).isGreaterThanOrEqualTo(64L << 20);
+        // the footprint is the whole process's: JVM threads malloc and free at the same time (a run saw
+        // 72 KiB freed in between), so the 64 MiB mapping is checked with 1 MiB of slack for them
+        long slack = 1L << 20;
+        assertThat(during - before).isGreaterThanOrEqualTo((64L << 20) - slack);
+        assertThat(during - after).isGreaterThanOrEqualTo((64L << 20) - slack);
         Libc.mallocTrim();
     }
 
