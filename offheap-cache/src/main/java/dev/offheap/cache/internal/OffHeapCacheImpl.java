@@ -590,7 +590,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         int size = declaredSize(valueSerializer, value, "value");
         try (Arena call = Arena.ofConfined()) {
-            MemorySegment bytes = call.allocate(Math.max(size, 1)).asSlice(0, size);
+            MemorySegment bytes = call.allocate(size);
             writeChecked(valueSerializer, value, bytes, "value");
             return reader.apply(bytes.asReadOnly());
         }

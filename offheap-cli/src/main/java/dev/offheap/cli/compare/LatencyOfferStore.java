@@ -38,25 +38,30 @@ public final class LatencyOfferStore implements OfferStore {
 
     @Override
     public String load(long id) {
-        if (id < 0 || id >= offers) {
-            throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
-        }
-        long deadline = System.nanoTime() + latencyNanos;
+        long deadline = startLoad(id);
         String description = Offers.description(id, valueSize);
-        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
-            LockSupport.parkNanos(left);
-        }
+        awaitLatency(deadline);
         return description;
     }
 
     @Override
     public void loadInto(long id, MemorySegment target) {
+        Offers.requireDescriptionSize(target, valueSize);
+        long deadline = startLoad(id);
+        Offers.describeInto(Offers.text(id), target);
+        awaitLatency(deadline);
+    }
+
+    /** Checks the id; returns when the load may end, {@link #latencyNanos} from now. */
+    private long startLoad(long id) {
         if (id < 0 || id >= offers) {
             throw new IllegalArgumentException("offer id " + id + " is outside the store's 0.." + (offers - 1));
         }
-        Offers.requireDescriptionSize(target, valueSize);
-        long deadline = System.nanoTime() + latencyNanos;
-        Offers.describeInto(Offers.text(id), target);
+        return System.nanoTime() + latencyNanos;
+    }
+
+    /** Parks until the deadline: at least that long, later if the OS wakes the thread late. */
+    private static void awaitLatency(long deadline) {
         for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
             LockSupport.parkNanos(left);
         }

@@ -31,10 +31,7 @@ public interface OfferLoader {
      */
     default void loadInto(long id, MemorySegment target) {
         String description = load(id);
-        if (description.length() != target.byteSize()) {
-            throw new IllegalStateException("offer " + id + " has a description of " + description.length()
-                    + " bytes, not the " + target.byteSize() + " the cache was sized for");
-        }
+        Offers.requireDescriptionSize(target, description.length());
         MemorySegment.copy(description.getBytes(StandardCharsets.ISO_8859_1), 0, target, ValueLayout.JAVA_BYTE, 0,
                 description.length());
     }

@@ -121,15 +121,15 @@ public final class Offers {
     }
 
     /**
-     * Checks that a store's caller gave memory of exactly the store's description size.
+     * Checks that a loader's caller gave memory of exactly the description's size.
      *
      * @param target where a description is to go
-     * @param valueSize the store's description size in bytes
+     * @param descriptionSize the description's size in bytes
      * @throws IllegalStateException if the sizes differ
      */
-    static void requireDescriptionSize(MemorySegment target, int valueSize) {
-        if (target.byteSize() != valueSize) {
-            throw new IllegalStateException("the store's descriptions are " + valueSize + " bytes, the target "
+    static void requireDescriptionSize(MemorySegment target, int descriptionSize) {
+        if (target.byteSize() != descriptionSize) {
+            throw new IllegalStateException("the description is " + descriptionSize + " bytes, the target "
                     + target.byteSize());
         }
     }

@@ -203,12 +203,11 @@ class CompareEndToEndTest {
                 .isEqualTo("pays for the collector (10x less GC time) but costs throughput (0.75x on-heap's) and "
                         + "latency (p99 4.00x on-heap's)");
         // a worse p99 with a better p99.9 says so; a p99.9 that is not better by the same margin says nothing
-        assertThat(CompareReport.verdict(result("on-heap", 1000, 40_000, 300, 40_000),
-                result("off-heap", 5, 80_000, 2000, 8000)))
+        VariantResult pausingOnHeap = result("on-heap", 1000, 40_000, 300, 40_000);
+        assertThat(CompareReport.verdict(pausingOnHeap, result("off-heap", 5, 80_000, 2000, 8000)))
                 .isEqualTo("pays for the collector (200x less GC time, 2.00x the throughput) but costs latency (p99 "
                         + "6.67x on-heap's; its p99.9 is 0.20x on-heap's, where on-heap's GC pauses land)");
-        assertThat(CompareReport.verdict(result("on-heap", 1000, 40_000, 300, 40_000),
-                result("off-heap", 5, 80_000, 2000, 37_000)))
+        assertThat(CompareReport.verdict(pausingOnHeap, result("off-heap", 5, 80_000, 2000, 37_000)))
                 .endsWith("but costs latency (p99 6.67x on-heap's)");
         assertThat(CompareReport.verdict(onHeap, result("off-heap", 350, 40_000, 500)))
                 .isEqualTo("pays (2.86x less GC time)");
