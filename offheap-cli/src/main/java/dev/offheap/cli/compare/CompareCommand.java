@@ -48,8 +48,8 @@ public final class CompareCommand implements Command {
     public String usage() {
         return """
                 Usage: offheap compare [--value-size B1,B2..] [--max-entries N1,N2..] [--variants V1,V2..]
-                                       [--threads N] [--requests N | --duration D] [--warmup N] [--keys N]
-                                       [--heap SIZE] [--gc g1|zgc|parallel] [--loader db|memory] [--latency D]
+                                       [--threads N] [--requests N | --duration D] [--rate N] [--warmup N]
+                                       [--keys N] [--heap SIZE] [--gc g1|zgc|parallel] [--loader db|memory] [--latency D]
                                        [--db DIR] [--out DIR] [--seed N] [--nmt] [--timeout D] [--dry-run]
                 """;
     }
@@ -76,6 +76,12 @@ public final class CompareCommand implements Command {
                   --threads N         request threads (default 10)
                   --requests N        measured requests, all threads together (default 1000000)
                   --duration D        or measure for a time instead, e.g. 30s
+                  --rate N            measure an open loop: N requests per second, all threads together,
+                                      each started on schedule and timed from its scheduled start, so
+                                      requests held up behind a GC pause count their wait (default: a
+                                      closed loop, each thread sends when its last request returns,
+                                      as the seed's load generator did); pick a rate every variant
+                                      sustains, or the report says which fell behind
                   --warmup N|auto     requests before measuring (default auto: 4 x max entries, 20000 at 5000)
                   --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)
                   --heap SIZE|auto    -Xmx and -Xms of every variant JVM, e.g. 2g (default auto, per setting
@@ -105,11 +111,12 @@ public final class CompareCommand implements Command {
         String heaps = heapSummary(o);
         int settings = o.valueSizes().size() * o.maxEntries().size();
         int total = settings * o.variants().size();
-        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, %s, %s, %d threads, %s after %s "
+        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, %s, %s, %d threads, %s%s after %s "
                 + "warmup requests; results to %s%n", o.variants().size(), o.variants().size() == 1 ? "" : "s", settings,
                 settings == 1 ? "" : "s", heaps, o.collector().label(), o.threads(),
                 o.duration() != null ? Durations.format(o.duration()) + " measured"
                         : String.format(Locale.ROOT, "%,d measured requests", o.requests()),
+                o.rate() == 0 ? "" : String.format(Locale.ROOT, " at %,d requests/s (open loop)", o.rate()),
                 o.warmupRequests() == CompareOptions.AUTO ? CompareOptions.WARMUP_PER_ENTRY + " x max entries"
                         : String.format(Locale.ROOT, "%,d", o.warmupRequests()), o.out());
         if (o.dryRun()) {
@@ -207,7 +214,8 @@ public final class CompareCommand implements Command {
         try (H2OfferStore s = H2OfferStore.open(o.db(), offers, o.valueSizes().getFirst(), 1,
                 m -> out.println("offheap compare: " + m))) {
             return s.describe() + " (" + String.format(Locale.ROOT, "%,d", offers) + " offers of "
-                    + Offers.TEXT_BYTES + " bytes of text, expanded to the item size)";
+                    + Offers.TEXT_BYTES + " bytes of text, expanded to the item size; each variant JVM reads every offer 3 times"
+                    + " before its warmup, so that H2's page cache is full)";
         } catch (IllegalStateException e) {
             throw new CommandException(e.getMessage(), e);
         }

@@ -25,6 +25,9 @@ import java.util.Locale;
  * @param threads request threads
  * @param requests measured requests (all threads), or 0 with {@code duration}
  * @param duration the measured phase's length, or null with {@code requests}
+ * @param rate the measured phase's arrival rate in requests per second, all threads together (an open
+ *             loop: each request starts at its scheduled time, and its latency counts from then), or 0
+ *             for a closed loop (each thread sends its next request when the last one returns)
  * @param warmupRequests requests before the measured phase, or {@link #AUTO} for {@link #autoWarmup(int)}
  * @param keys the key space, or 0 for twice each setting's max entries
  * @param heap the variant JVMs' -Xmx and -Xms in bytes, or 0 for {@link #autoHeap(int, int)} per setting
@@ -39,7 +42,7 @@ import java.util.Locale;
  * @param dryRun print the plan and run nothing
  */
 public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries, List<Variant> variants, int threads,
-        long requests, Duration duration, long warmupRequests, long keys, long heap, Collector collector,
+        long requests, Duration duration, long rate, long warmupRequests, long keys, long heap, Collector collector,
         Workload.Loader loader, Duration latency, Path db, Path out, long seed, boolean nmt, Duration timeout,
         boolean dryRun) {
 
@@ -56,6 +59,8 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
      * under 2 minutes.
      */
     public static final long DEFAULT_REQUESTS = 1_000_000;
+    /** The highest {@code --rate}, in requests per second: far beyond what one machine's cache service serves. */
+    public static final long MAX_RATE = 100_000_000;
     /**
      * Warmup requests per max entry with {@code --warmup auto} (the default): 4 x max entries fills a cache
      * over the default key space (twice the max entries: filling it takes about 1.4 x max entries uniform
@@ -156,7 +161,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
      */
     public Workload workload(Variant variant, int valueSize, int entries) {
         return new Workload(variant, valueSize, entries, keys != 0 ? keys : 2L * entries, threads, warmupFor(entries),
-                requests, duration, loader, latency, db, seed, nmt);
+                requests, duration, rate, loader, latency, db, seed, nmt);
     }
 
     /**
@@ -173,6 +178,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         int threads = DEFAULT_THREADS;
         Long requests = null;
         Duration duration = null;
+        long rate = 0;
         long warmup = AUTO;
         long keys = 0;
         long heap = 0;
@@ -206,6 +212,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--threads", "-t" -> threads = (int) count(arg, value, 1, 1024);
                 case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--duration", "-d" -> duration = OptionValues.duration(arg, value, false);
+                case "--rate", "-r" -> rate = count(arg, value, 1, MAX_RATE);
                 case "--warmup", "-w" -> warmup = value.equals("auto") ? AUTO : count(arg, value, 0, Long.MAX_VALUE / 2);
                 case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
@@ -261,6 +268,10 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             throw new UsageException("--requests " + requests + " is fewer than --threads " + threads
                     + ": every thread needs at least one request");
         }
+        if (rate != 0 && rate < threads) {
+            throw new UsageException("--rate " + rate + " is below --threads " + threads
+                    + ": every thread needs at least one request per second");
+        }
         if (latency != null && loader != Workload.Loader.MEMORY) {
             throw new UsageException("--latency applies to --loader memory only");
         }
@@ -268,7 +279,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             throw new UsageException("--db applies to --loader db only");
         }
         return new CompareOptions(sizes, entries, variants, threads, duration != null ? 0 : requests != null ? requests
-                : DEFAULT_REQUESTS, duration, warmup, keys, heap, collector, loader,
+                : DEFAULT_REQUESTS, duration, rate, warmup, keys, heap, collector, loader,
                 latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : defaultDb(), out, seed, nmt,
                 timeout, dryRun);
     }
@@ -276,7 +287,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     /** The options that take a value. */
     private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--value-size", "--value-sizes", "-s",
             "--max-entries", "-e", "--variants", "--variant", "--threads", "-t", "--requests", "-n", "--duration", "-d",
-            "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
+            "--rate", "-r", "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
             "--timeout");
 
     private static long size(String option, String text, long min, long max) throws UsageException {

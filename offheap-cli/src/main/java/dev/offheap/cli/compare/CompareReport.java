@@ -102,6 +102,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
     static final double THROUGHPUT_KEPT = 0.95;
     /** A p99 of at most this multiple of on-heap's counts as kept. */
     static final double P99_KEPT = 1.10;
+    /** An open loop's variant that served less than this share of the scheduled rate fell behind it. */
+    static final double KEPT_UP = 0.95;
 
     /**
      * The answer to "does off-heap pay here?", one line per setting and off-heap variant, by fixed rules:
@@ -196,6 +198,24 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
     }
 
+    /**
+     * @return for an open loop, a line per variant and setting that served less than {@value #KEPT_UP} of the
+     *         scheduled rate; none for a closed loop
+     */
+    List<String> fellBehindLines() {
+        List<String> lines = new ArrayList<>();
+        if (options.rate() == 0) {
+            return lines;
+        }
+        for (VariantResult r : results) {
+            if (r.ok() && r.throughput() < KEPT_UP * options.rate()) {
+                lines.add(String.format(Locale.ROOT, "%s B x %s entries, %s: %s of the %s scheduled", group(r.valueSize()),
+                        group(r.maxEntries()), r.variant(), rate(r.throughput()), rate(options.rate())));
+            }
+        }
+        return lines;
+    }
+
     /** @return the markdown report */
     public String markdown() {
         StringBuilder sb = new StringBuilder();
@@ -224,7 +244,10 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                         : String.format(Locale.ROOT, "%,d", options.warmupRequests()))
                 .append(" warmup requests; ids uniformly random over ")
                 .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
-                        : "twice the max entries").append(" (seed ").append(options.seed()).append(") |\n");
+                        : "twice the max entries").append(" (seed ").append(options.seed()).append("); ")
+                .append(options.rate() == 0 ? "closed loop: each thread sends its next request when the last returns"
+                        : String.format(Locale.ROOT, "open loop: %,d requests/s scheduled, each timed from its scheduled "
+                                + "start", options.rate())).append(" |\n");
         sb.append("| store | ").append(storeDescription).append(" |\n");
         double maxOthers = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::othersCpuShare)
                 .filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
@@ -258,6 +281,12 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                     .append(latency(r.p99Micros())).append(" | ").append(rate(r.throughput())).append(" | ")
                     .append(ByteSize.format(r.heapPeakBytes())).append(" | ").append(ByteSize.format(r.cacheNativeBytes()))
                     .append(" |\n");
+        }
+        List<String> behind = fellBehindLines();
+        if (!behind.isEmpty()) {
+            sb.append("\nBelow the scheduled rate (an open loop's latencies then include the growing backlog of requests ")
+                    .append("that waited to start; rerun at a rate every variant sustains to compare their latencies):\n\n");
+            behind.forEach(l -> sb.append("- ").append(l).append('\n'));
         }
         List<String> ratios = ratioLines();
         if (!ratios.isEmpty()) {
@@ -346,6 +375,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         settings.put("threads", options.threads());
         settings.put("requests", options.requests());
         settings.put("durationSeconds", options.duration() == null ? null : options.duration().toNanos() / 1e9);
+        settings.put("rate", options.rate() == 0 ? "closed loop" : options.rate());
         settings.put("warmupRequests", options.warmupRequests() == CompareOptions.AUTO
                 ? CompareOptions.WARMUP_PER_ENTRY + " x max entries" : options.warmupRequests());
         settings.put("keys", options.keys() == 0 ? "2 x max entries" : options.keys());

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -24,6 +25,8 @@ import org.HdrHistogram.Histogram;
  * messages and, on failure, the stack trace. Exit code 0 when the result was written, 1 otherwise.
  */
 public final class CompareWorker {
+    /** How long after a phase's start an open loop's schedule begins: time to start every request thread. */
+    private static final long SCHEDULE_LEAD_NANOS = 10_000_000;
     /** Start of a progress line on standard output: {@code @progress warmup 0.25}. */
     public static final String PROGRESS = "@progress";
     /** Latencies above this (10 minutes) are recorded as this. */
@@ -79,7 +82,10 @@ public final class CompareWorker {
             for (int i = 0; i < randoms.length; i++) {
                 randoms[i] = new SplittableRandom(w.seed() + i);
             }
-            runPhase(service, w, randoms, "warmup", w.warmupRequests(), 0, null, progress);
+            // H2 keeps the pages it reads on the heap: filled during the measured phase, they survived young
+            // collections there and each of off-heap's few pauses spent most of its time copying them
+            store.prime();
+            runPhase(service, w, randoms, "warmup", w.warmupRequests(), 0, 0, null, progress);
             Histogram[] histograms = new Histogram[w.threads()];
             for (int i = 0; i < histograms.length; i++) {
                 histograms[i] = new Histogram(1_000, MAX_LATENCY_NANOS, 3);
@@ -93,7 +99,7 @@ public final class CompareWorker {
             System.gc();
             metrics.beginMeasure();
             runPhase(service, w, randoms, "measure", w.requests(), w.duration() == null ? 0 : w.duration().toNanos(),
-                    histograms, progress);
+                    w.rate(), histograms, progress);
             JvmMetrics.Snapshot s = metrics.endMeasure();
             long requests = service.requests() - requestsBefore;
             long loads = service.loads() - loadsBefore;
@@ -126,9 +132,17 @@ public final class CompareWorker {
     /**
      * Runs one phase on the workload's threads: {@code requests} requests in all, or for {@code nanos}.
      * Each thread records its latencies in its own histogram (none in warmup).
+     *
+     * <p>With {@code rate} 0 the loop is closed: a thread sends its next request as soon as the last
+     * returns, so while the service stalls (a GC pause) no request is waiting, and the stall shows in one
+     * latency per thread. With a rate the loop is open: thread {@code t} of {@code n} starts its request
+     * {@code k} at {@code start + (k + t / n) * n / rate} seconds, the threads' schedules interleaved, and a
+     * latency counts from that scheduled start, so a request that had to wait behind a stall counts the
+     * wait, as it would for a client of a real service. A thread ahead of its schedule parks; one behind
+     * it sends at once.
      */
     private static void runPhase(OfferService service, Workload w, SplittableRandom[] randoms, String phase,
-            long requests, long nanos, Histogram[] histograms, PrintStream progress) throws Exception {
+            long requests, long nanos, long rate, Histogram[] histograms, PrintStream progress) throws Exception {
         if (requests == 0 && nanos == 0) {
             return;
         }
@@ -143,12 +157,23 @@ public final class CompareWorker {
             long mine = nanos != 0 ? Long.MAX_VALUE : requests / threads + (t < requests % threads ? 1 : 0);
             SplittableRandom random = randoms[t];
             Histogram histogram = histograms == null ? null : histograms[t];
+            // the schedule in double nanoseconds: at high rates an interval is not a whole number of them
+            double interval = rate == 0 ? 0 : threads * 1e9 / rate;
+            double firstStart = start + SCHEDULE_LEAD_NANOS + interval * t / threads;
             running.add(Thread.ofPlatform().name("request-" + t).start(() -> {
                 long sink = 0;
                 try {
                     for (long i = 0; i < mine && failure.get() == null; i++) {
                         long id = random.nextLong(offers);
                         long t0 = System.nanoTime();
+                        if (rate != 0) {
+                            long scheduled = (long) (firstStart + i * interval);
+                            while (t0 < scheduled) {
+                                LockSupport.parkNanos(scheduled - t0);
+                                t0 = System.nanoTime();
+                            }
+                            t0 = scheduled;
+                        }
                         sink += service.fetch(id);
                         long t1 = System.nanoTime();
                         if (histogram != null) {

@@ -22,6 +22,16 @@ public interface OfferStore extends OfferLoader, AutoCloseable {
     /** @return how many offers the store has; ids are 0 to this - 1 */
     long offers();
 
+    /**
+     * Reads every offer, so that a store that caches what it reads (H2 keeps recently read pages
+     * on the heap) starts a measurement in the state it reaches in a long-running service rather than
+     * filling up during it. The default does nothing.
+     *
+     * @throws IllegalStateException if the store is closed or cannot be read
+     */
+    default void prime() {
+    }
+
     /** @return a short description for reports, e.g. {@code H2 database ~/.cache/offheap/compare/offers} */
     String describe();
 

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param warmupRequests requests before the measured phase, in all threads together, 0 or more
  * @param requests measured requests in all threads together; 0 when {@code duration} is set
  * @param duration how long the measured phase runs, or null when {@code requests} is set
+ * @param rate the measured phase's arrival rate in requests per second, all threads together, or 0 for a
+ *             closed loop (see {@link CompareOptions#rate()})
  * @param loader where misses load from
  * @param latency the in-memory loader's latency (unused with the database)
  * @param dbDir the database folder (unused with the in-memory loader)
@@ -26,7 +28,7 @@ import java.util.Map;
  * @param nmt whether the JVM tracks native memory (-XX:NativeMemoryTracking=summary)
  */
 public record Workload(Variant variant, int valueSize, int maxEntries, long offers, int threads, long warmupRequests,
-        long requests, Duration duration, Loader loader, Duration latency, Path dbDir, long seed, boolean nmt) {
+        long requests, Duration duration, long rate, Loader loader, Duration latency, Path dbDir, long seed, boolean nmt) {
 
     /** Where a miss loads from. */
     public enum Loader {
@@ -71,6 +73,7 @@ public record Workload(Variant variant, int valueSize, int maxEntries, long offe
         args.add("warmupRequests=" + warmupRequests);
         args.add("requests=" + requests);
         args.add("durationNanos=" + (duration == null ? 0 : duration.toNanos()));
+        args.add("rate=" + rate);
         args.add("loader=" + loader.label());
         args.add("latencyNanos=" + latency.toNanos());
         args.add("dbDir=" + dbDir.toAbsolutePath());
@@ -101,7 +104,7 @@ public record Workload(Variant variant, int valueSize, int maxEntries, long offe
                 Integer.parseInt(need(m, "valueSize")), Integer.parseInt(need(m, "maxEntries")),
                 Long.parseLong(need(m, "offers")), Integer.parseInt(need(m, "threads")),
                 Long.parseLong(need(m, "warmupRequests")), Long.parseLong(need(m, "requests")),
-                durationNanos == 0 ? null : Duration.ofNanos(durationNanos),
+                durationNanos == 0 ? null : Duration.ofNanos(durationNanos), Long.parseLong(need(m, "rate")),
                 loader.equals(Loader.MEMORY.label()) ? Loader.MEMORY : Loader.DATABASE,
                 Duration.ofNanos(Long.parseLong(need(m, "latencyNanos"))), Path.of(need(m, "dbDir")),
                 Long.parseLong(need(m, "seed")), Boolean.parseBoolean(need(m, "nmt")));

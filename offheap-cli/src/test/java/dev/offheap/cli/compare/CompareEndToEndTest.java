@@ -229,6 +229,41 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void anOpenLoopKeepsToItsScheduleAndTimesRequestsFromIt() throws Exception {
+        // 600 requests at 1,500 a second take 0.4 s whatever the service's speed; a closed loop runs them
+        // as fast as it can, far above that rate with a 20-microsecond loader
+        Path out = dir.resolve("open");
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "off-heap", "--value-size", "1000",
+                "--max-entries", "20", "--threads", "3", "--requests", "600", "--rate", "1500", "--warmup", "50",
+                "--heap", "64m", "--loader", "memory", "--latency", "20us", "--out", out.toString());
+        assertThat(r.code()).as("stdout: %s%nstderr: %s", r.out(), r.err()).isZero();
+        assertThat(r.out()).contains("600 measured requests at 1,500 requests/s (open loop)");
+        VariantResult v = VariantResult.fromMap((Map<?, ?>) ((List<?>) ((Map<?, ?>) Json.parse(
+                Files.readString(out.resolve("results.json")))).get("results")).getFirst());
+        assertThat(v.ok()).as(v.failure()).isTrue();
+        assertThat(v.requests()).isEqualTo(600);
+        assertThat(v.seconds()).as("the schedule's length, 600 / 1,500 s").isGreaterThanOrEqualTo(0.39);
+        assertThat(v.throughput()).isLessThanOrEqualTo(1500 * 1.03);
+        assertThat(v.p50Micros()).isPositive().isLessThanOrEqualTo(v.p99Micros());
+        assertThat(Files.readString(out.resolve("report.md")))
+                .contains("open loop: 1,500 requests/s scheduled, each timed from its scheduled start");
+    }
+
+    @Test
+    void theReportNamesTheVariantsThatFellBehindAnOpenLoopsRate() throws Exception {
+        dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
+                "8 GiB", "Linux", "JDK 25", "compare");
+        List<VariantResult> results = List.of(result("on-heap", 1000, 30_000, 900), result("off-heap", 10, 39_500, 300));
+        CompareReport open = new CompareReport(CompareOptions.parse(List.of("--rate", "40000")), machine, "memory",
+                results, List.of());
+        assertThat(open.fellBehindLines()).containsExactly("100 B x 5 entries, on-heap: 30,000 rps of the 40,000 rps scheduled");
+        assertThat(open.markdown()).contains("Below the scheduled rate").contains("open loop: 40,000 requests/s scheduled");
+        CompareReport closed = new CompareReport(CompareOptions.parse(List.of()), machine, "memory", results, List.of());
+        assertThat(closed.fellBehindLines()).isEmpty();
+        assertThat(closed.markdown()).doesNotContain("Below the scheduled rate").contains("closed loop: each thread sends");
+    }
+
+    @Test
     void resultsSurviveJson() {
         VariantResult r = new VariantResult("ohc", 100, 5, null, 10, 1.5, 6.6, 3, 12.5, 4, 2.25, 1.0, 100, 90, 80, 1000,
                 50, -1, 5000, 1.5, 2.5, 3.5, 4.5, 0.5, 5, 0.75, 0.25, 1.5, "G1 Young Generation", "OHC", "memory", 2.0);

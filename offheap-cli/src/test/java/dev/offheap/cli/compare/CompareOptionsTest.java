@@ -23,6 +23,7 @@ class CompareOptionsTest {
         assertThat(o.threads()).isEqualTo(10);
         assertThat(o.requests()).isEqualTo(CompareOptions.DEFAULT_REQUESTS);
         assertThat(o.duration()).isNull();
+        assertThat(o.rate()).as("a closed loop, as the seed's load generator").isZero();
         assertThat(o.collector()).isEqualTo(CompareOptions.Collector.G1);
         assertThat(o.loader()).isEqualTo(Workload.Loader.DATABASE);
         assertThat(o.db()).isEqualTo(CompareOptions.defaultDb());
@@ -38,7 +39,7 @@ class CompareOptionsTest {
     @Test
     void listsSweepAndEveryOptionIsRead() throws UsageException {
         CompareOptions o = CompareOptions.parse(List.of("--value-size", "100000,200000,300000", "--max-entries=5000,10000",
-                "--variants", "ohc,on-heap", "--threads", "4", "--duration", "30s", "--warmup", "0", "--keys", "50000",
+                "--variants", "ohc,on-heap", "--threads", "4", "--duration", "30s", "--rate", "20000", "--warmup", "0", "--keys", "50000",
                 "--heap", "2g", "--gc", "zgc", "--loader", "memory", "--latency", "1ms", "--out", "x", "--seed", "7",
                 "--nmt", "--timeout", "2m", "--dry-run"));
         assertThat(o.valueSizes()).containsExactly(100_000, 200_000, 300_000);
@@ -47,6 +48,8 @@ class CompareOptionsTest {
         assertThat(o.threads()).isEqualTo(4);
         assertThat(o.requests()).isZero();
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(o.rate()).isEqualTo(20_000);
+        assertThat(o.workload(Variant.OHC, 100_000, 5_000).rate()).isEqualTo(20_000);
         assertThat(o.warmupRequests()).isZero();
         assertThat(o.keys()).isEqualTo(50_000);
         assertThat(o.heapFor(100_000, 5_000)).isEqualTo(2L << 30);
@@ -97,6 +100,9 @@ class CompareOptionsTest {
         "--requests 100 --duration 5s;--requests and --duration exclude each other",
         "--duration 0s;--duration: must be longer than 0",
         "--duration soon;--duration: expected a duration such as 200us",
+        "--rate 0;--rate: expected a whole number from 1 to 100000000, got 0",
+        "--rate 2.5k;--rate: expected a whole number from 1",
+        "--rate 5;--rate 5 is below --threads 10: every thread needs at least one request per second",
         "--warmup=-1;--warmup: expected a whole number from 0",
         "--keys 0;--keys: expected a whole number from 1",
         "--heap 1m;--heap: expected a size from 16.0 MiB",
@@ -126,7 +132,7 @@ class CompareOptionsTest {
         CliRun r = CliRun.of(new CompareCommand(), "compare", "--help");
         assertThat(r.code()).isZero();
         assertThat(r.out()).startsWith("Usage: offheap compare").contains("--value-size LIST", "--max-entries LIST",
-                "--variants LIST", "--threads N", "--requests N", "--duration D", "--warmup N", "--keys N", "--heap SIZE",
+                "--variants LIST", "--threads N", "--requests N", "--duration D", "--rate N", "--warmup N", "--keys N", "--heap SIZE",
                 "--gc NAME", "--loader NAME", "--latency", "--db DIR", "--out DIR", "--seed N", "--nmt", "--timeout D",
                 "--dry-run", "report.md", "results.json");
     }
@@ -163,7 +169,7 @@ class CompareOptionsTest {
 
     @Test
     void workloadSurvivesTheTripToTheVariantJvm() {
-        Workload w = new Workload(Variant.OFF_HEAP, 1234, 56, 789, 3, 10, 0, Duration.ofMillis(1500),
+        Workload w = new Workload(Variant.OFF_HEAP, 1234, 56, 789, 3, 10, 0, Duration.ofMillis(1500), 4321,
                 Workload.Loader.MEMORY, Duration.ofNanos(200_000), Path.of("/tmp/db"), -9, true);
         assertThat(Workload.fromArgs(w.toArgs())).isEqualTo(w);
         assertThatThrownBy(() -> Workload.fromArgs(List.of("variant=ohc"))).isInstanceOf(IllegalArgumentException.class)

@@ -87,6 +87,22 @@ class H2OfferStoreTest {
     }
 
     @Test
+    void primingReadsEveryOfferOfTheStore() throws Exception {
+        H2OfferStore s = H2OfferStore.open(dir, 8, 100, 1, log::add);
+        s.prime();
+        assertThat(s.load(7)).isEqualTo(Offers.description(7, 100));
+        // a row gone from under the store: priming must reach it, and says which one
+        try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("offers"), "sa", "");
+                Statement st = c.createStatement()) {
+            st.executeUpdate("DELETE FROM offers WHERE id = 7");
+        }
+        assertThatThrownBy(s::prime).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("offer 7 is missing from the database");
+        s.close();
+        assertThatThrownBy(s::prime).isInstanceOf(IllegalStateException.class).hasMessage("the offer store is closed");
+    }
+
+    @Test
     void documentedExceptions() {
         assertThatThrownBy(() -> H2OfferStore.open(dir, 0, 10, 1, log::add)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("offers (0)");
