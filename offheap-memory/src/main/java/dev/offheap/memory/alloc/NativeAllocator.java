@@ -201,7 +201,7 @@ public final class NativeAllocator implements Allocator {
         }
         long address = functions.alignedAlloc(alignment, size);
         if (address != 0 && zero) {
-            MemorySegment.ofAddress(address).reinterpret(size).fill((byte) 0);
+            Zeroing.zero(MemorySegment.ofAddress(address).reinterpret(size));
         }
         return address;
     }

@@ -218,7 +218,7 @@ public final class PooledAllocator implements Allocator {
                 tc.allocatedBytes += byteSize;
                 tc.liveAllocations++;
                 markLive(address);
-                return region.asSlice(address - base, byteSize).fill((byte) 0);
+                return Zeroing.zero(region.asSlice(address - base, byteSize));
             }
         }
         return allocateSlow(byteSize, byteAlignment, true);
@@ -286,7 +286,7 @@ public final class PooledAllocator implements Allocator {
         tc.liveAllocations++;
         markLive(address);
         MemorySegment segment = region.asSlice(address - base, byteSize);
-        return zero ? segment.fill((byte) 0) : segment;
+        return zero ? Zeroing.zero(segment) : segment;
     }
 
     /** Marks a block of an untracked small span, just taken from the calling thread's cache, live. */
@@ -318,7 +318,7 @@ public final class PooledAllocator implements Allocator {
         slowLiveAllocations.incrementAndGet();
         MemorySegment segment = own != null ? MemorySegment.ofAddress(address).reinterpret(byteSize, own, null)
                 : region.asSlice(address - base, byteSize);
-        return zero ? segment.fill((byte) 0) : segment;
+        return zero ? Zeroing.zero(segment) : segment;
     }
 
     // reinterpret is restricted: the run has at least byteSize bytes past the aligned address.
@@ -351,7 +351,7 @@ public final class PooledAllocator implements Allocator {
         slowLiveAllocations.incrementAndGet();
         MemorySegment segment = own != null ? MemorySegment.ofAddress(address).reinterpret(byteSize, own, null)
                 : region.asSlice(address - base, byteSize);
-        return zero && !allocation.zeroed() ? segment.fill((byte) 0) : segment;
+        return zero && !allocation.zeroed() ? Zeroing.zero(segment) : segment;
     }
 
     private MemorySegment allocateFromManager(long byteSize, long byteAlignment, boolean zero) {
@@ -366,7 +366,7 @@ public final class PooledAllocator implements Allocator {
         managerBytes.addAndGet(page.byteSize());
         slowAllocatedBytes.addAndGet(byteSize);
         slowLiveAllocations.incrementAndGet();
-        return zero ? segment.fill((byte) 0) : segment;
+        return zero ? Zeroing.zero(segment) : segment;
     }
 
     // =================================================================== free

@@ -381,7 +381,7 @@ public final class StackAllocator implements AutoCloseable {
          */
         @Override
         public MemorySegment allocate(long byteSize, long byteAlignment) {
-            return bump(byteSize, byteAlignment).fill((byte) 0);
+            return Zeroing.zero(bump(byteSize, byteAlignment));
         }
 
         /**

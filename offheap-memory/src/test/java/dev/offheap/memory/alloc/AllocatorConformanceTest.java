@@ -83,7 +83,8 @@ abstract class AllocatorConformanceTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 7, 15, 16, 17, 100, 128, 129, 1000, 4096, 4097, 65535, 65536, 65537, 300_000, 1 << 20})
+    @ValueSource(longs = {0, 1, 7, 15, 16, 17, 100, 128, 129, 1000, 1023, 1024, 1025, 1031, 4096, 4097, 65535, 65536, 65537,
+        300_000, 1 << 20})
     void allocateGivesZeroedMemoryOfTheRequestedSizeThatHoldsWhatIsWritten(long size) {
         Allocator a = newAllocator();
         // dirty memory first, so that zeroing cannot be an accident of fresh pages
