@@ -54,6 +54,8 @@ public final class NativeAllocator implements Allocator {
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static final long SIZE_MASK = (1L << 60) - 1;
     private static final long TRACKED = 1L << 62;
+    /** In a table value: the allocation has a scope of its own in {@code ownScopes}. */
+    private static final long OWN_SCOPE = 1L << 61;
 
     /** Which C allocator to call. */
     public enum Kind {
@@ -171,14 +173,15 @@ public final class NativeAllocator implements Allocator {
                     + byteAlignment + " for allocator '" + name + "'");
         }
         Arena scope = arena;
-        if (track && debug == DebugMode.FULL || byteSize > OWN_SCOPE_THRESHOLD) {
+        boolean ownScope = track && debug == DebugMode.FULL || byteSize > OWN_SCOPE_THRESHOLD;
+        if (ownScope) {
             scope = Arena.ofShared();
             ownScopes.put(address, scope);
         }
         if (track) {
             tracker.track(address, byteSize, scope == arena ? null : scope);
         }
-        if (!table.put(address, byteSize | (track ? TRACKED : 0), byteSize)) {
+        if (!table.put(address, byteSize | (track ? TRACKED : 0) | (ownScope ? OWN_SCOPE : 0), byteSize)) {
             // closed meanwhile: nothing was handed out
             discard(address, byteSize);
             throw Checks.closed(name);
@@ -250,9 +253,13 @@ public final class NativeAllocator implements Allocator {
         if ((value & TRACKED) != 0) {
             tracker.untrack(address);
         }
-        Arena own = ownScopes.remove(address);
-        if (own != null) {
-            own.close();
+        // only allocations that have a scope of their own look it up: the map's boxed key cost every free
+        // 16 bytes of heap
+        if ((value & OWN_SCOPE) != 0) {
+            Arena own = ownScopes.remove(address);
+            if (own != null) {
+                own.close();
+            }
         }
         functions.free(address);
         releaseBudget(size);
