@@ -138,8 +138,8 @@ public final class CompareWorker {
      * latency per thread. With a rate the loop is open: thread {@code t} of {@code n} starts its request
      * {@code k} at {@code start + (k + t / n) * n / rate} seconds, the threads' schedules interleaved, and a
      * latency counts from that scheduled start, so a request that had to wait behind a stall counts the
-     * wait, as it would for a client of a real service. A thread ahead of its schedule parks; one behind
-     * it sends at once.
+     * wait, as it would for a client of a real service. A thread ahead of its schedule parks, with its
+     * timer slack at 1 ns (see {@link TimerSlack}) so that it wakes on time; one behind it sends at once.
      */
     private static void runPhase(OfferService service, Workload w, SplittableRandom[] randoms, String phase,
             long requests, long nanos, long rate, Histogram[] histograms, PrintStream progress) throws Exception {
@@ -162,6 +162,11 @@ public final class CompareWorker {
             double firstStart = start + SCHEDULE_LEAD_NANOS + interval * t / threads;
             running.add(Thread.ofPlatform().name("request-" + t).start(() -> {
                 long sink = 0;
+                if (w.rate() != 0) {
+                    // in the warmup too: the first downcall of a JVM links it, which took tens of milliseconds
+                    // and, in the measured phase, made the first requests of every thread late
+                    TimerSlack.minimize();
+                }
                 try {
                     for (long i = 0; i < mine && failure.get() == null; i++) {
                         long id = random.nextLong(offers);
