@@ -254,13 +254,22 @@ public final class PooledAllocator implements Allocator {
         try {
             return smallBlockOnce(tc, c, byteSize);
         } catch (BudgetExceededException e) {
-            if (budget == null) {
-                throw e;
-            }
-            // free memory cached by this thread and in empty spans counts against the same budget
-            trim();
+            trimBeforeRetry(e);
             return smallBlockOnce(tc, c, byteSize);
         }
+    }
+
+    /**
+     * After a budget refused an allocation: gives back what this allocator holds free (cached by
+     * threads, empty spans), which counts against the same budget, so that the caller can try once more.
+     *
+     * @throws BudgetExceededException {@code refusal}, when the allocator has no budget of its own to give back to
+     */
+    private void trimBeforeRetry(BudgetExceededException refusal) {
+        if (budget == null) {
+            throw refusal;
+        }
+        trim();
     }
 
     private MemorySegment allocateSlow(long byteSize, long byteAlignment, boolean zero) {
@@ -271,11 +280,7 @@ public final class PooledAllocator implements Allocator {
         try {
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         } catch (BudgetExceededException e) {
-            if (budget == null) {
-                throw e;
-            }
-            // free memory cached by this thread and in empty spans counts against the same budget
-            trim();
+            trimBeforeRetry(e);
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         }
     }
