@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -71,6 +72,8 @@ final class Shard {
     private static final int LOCK_SPINS = 128;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
+    /** A key's bytes read a long at a time, in the order the region's longs are read (native). */
+    private static final VarHandle KEY_LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     final StampedLock lock = new StampedLock();
     private final MemorySegment region;
@@ -199,11 +202,11 @@ final class Shard {
      * @param optimistic whether this runs without a lock (the walk is bounded then)
      * @return the entry's unit, 0 if absent, -1 if an optimistic walk saw an inconsistent chain
      */
-    int find(long hash, MemorySegment key, int keyLength) {
+    int find(long hash, byte[] key, int keyLength) {
         return find(hash, key, keyLength, false);
     }
 
-    private int find(long hash, MemorySegment key, int keyLength, boolean optimistic) {
+    private int find(long hash, byte[] key, int keyLength, boolean optimistic) {
         int tag = RegionLayout.tagOf(hash);
         int entry = getInt(region, bucketAddress(hash));
         int steps = 0;
@@ -221,19 +224,23 @@ final class Shard {
         return 0;
     }
 
-    /** Short keys compare a long at a time: cheaper than a bulk mismatch between a heap and a native segment. */
-    private boolean keyEquals(long at, MemorySegment key, int keyLength) {
+    /**
+     * Short keys compare a long at a time: cheaper than a bulk mismatch between a heap and a native
+     * segment. Keys come as arrays, not segments: a heap segment of the key handed down to a call that
+     * C2 does not inline escaped, and every lookup allocated it and its session (64 bytes).
+     */
+    private boolean keyEquals(long at, byte[] key, int keyLength) {
         if (keyLength > 32) {
-            return MemorySegment.mismatch(region, at, at + keyLength, key, 0, keyLength) < 0;
+            return MemorySegment.mismatch(region, at, at + keyLength, MemorySegment.ofArray(key), 0, keyLength) < 0;
         }
         int i = 0;
         for (; i + Long.BYTES <= keyLength; i += Long.BYTES) {
-            if (region.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i) != key.get(ValueLayout.JAVA_LONG_UNALIGNED, i)) {
+            if (region.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i) != (long) KEY_LONGS.get(key, i)) {
                 return false;
             }
         }
         for (; i < keyLength; i++) {
-            if (region.get(ValueLayout.JAVA_BYTE, at + i) != key.get(ValueLayout.JAVA_BYTE, i)) {
+            if (region.get(ValueLayout.JAVA_BYTE, at + i) != key[i]) {
                 return false;
             }
         }
@@ -264,7 +271,7 @@ final class Shard {
      * @param refreshDeadlineMillis if not 0, the access deadline to give a live entry (needs the read lock)
      * @return a copy of the value, or null if absent or expired
      */
-    byte[] getCopy(long hash, MemorySegment key, int keyLength, long nowMillis, long refreshDeadlineMillis) {
+    byte[] getCopy(long hash, byte[] key, int keyLength, long nowMillis, long refreshDeadlineMillis) {
         if (refreshDeadlineMillis == 0) {
             long stamp = lock.tryOptimisticRead();
             if (stamp != 0) {
@@ -291,7 +298,7 @@ final class Shard {
     }
 
     /** The slow path of {@link #getCopy}, apart so the fast path stays small enough to inline. */
-    private byte[] getCopyUnderReadLock(long hash, MemorySegment key, int keyLength, long nowMillis,
+    private byte[] getCopyUnderReadLock(long hash, byte[] key, int keyLength, long nowMillis,
                                         long refreshDeadlineMillis) {
         long stamp = lockRead();
         try {
@@ -342,7 +349,7 @@ final class Shard {
      *
      * @return whether an unexpired entry of the key is present
      */
-    boolean contains(long hash, MemorySegment key, int keyLength, long nowMillis) {
+    boolean contains(long hash, byte[] key, int keyLength, long nowMillis) {
         long stamp = lock.tryOptimisticRead();
         if (stamp != 0) {
             try {
@@ -369,7 +376,7 @@ final class Shard {
      *
      * @return the slice, or null if absent or expired
      */
-    MemorySegment valueSliceLocked(long hash, MemorySegment key, int keyLength, long nowMillis,
+    MemorySegment valueSliceLocked(long hash, byte[] key, int keyLength, long nowMillis,
                                    long refreshDeadlineMillis) {
         int entry = find(hash, key, keyLength, false);
         if (entry == 0 || expired(entry, nowMillis)) {
@@ -384,7 +391,7 @@ final class Shard {
     }
 
     /** @return the live entry of the key, 0 if none; an expired one is removed on the way */
-    int findLiveLocked(long hash, MemorySegment key, int keyLength, long nowMillis, Removals removals) {
+    int findLiveLocked(long hash, byte[] key, int keyLength, long nowMillis, Removals removals) {
         int entry = find(hash, key, keyLength, false);
         if (entry != 0 && expired(entry, nowMillis)) {
             removeLocked(entry, RemovalCause.EXPIRED, removals);
