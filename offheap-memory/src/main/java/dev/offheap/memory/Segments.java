@@ -201,8 +201,9 @@ public final class Segments {
     }
 
     /**
-     * Sets {@code length} bytes from {@code offset} to {@code value}. Delegates to
-     * {@link MemorySegment#fill(byte)}, which measured as fast as {@code memset}.
+     * Sets {@code length} bytes from {@code offset} to {@code value}. Native regions of 1 KiB and more
+     * are written with vector stores, from 1 MiB on by {@code memset}; the rest with
+     * {@link MemorySegment#fill(byte)}, which stores a few bytes at a time beyond its smallest sizes.
      *
      * @param s      the segment
      * @param offset offset of the region, in bytes

@@ -451,7 +451,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private byte[] lookupBytes(byte[] k, long hash, boolean count) {
         try {
             long now = readClock();
-            byte[] value = shard(hash).getCopy(hash, k, k.length, now,
+            byte[] value = shard(hash).getCopy(hash, k, now,
                     now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
             if (count) {
                 if (value == null) {
@@ -703,7 +703,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
             checkOpen();
-            MemorySegment slice = shard.valueSliceLocked(hash, k, k.length, now,
+            MemorySegment slice = shard.valueSliceLocked(hash, k, now,
                     now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
             if (slice == null) {
                 if (count) {
@@ -744,7 +744,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkOpen();
         long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
         try {
-            return shard(hash).contains(hash, k, k.length, readClock());
+            return shard(hash).contains(hash, k, readClock());
         } catch (IllegalStateException e) {
             throw translate(e);
         }
@@ -857,7 +857,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             int[] deadlines = deadlines(now, timeToLiveMillis);
             long stamp = lockForWrite(shard, removals);
             try {
-                int old = shard.find(hash, k, k.length);
+                int old = shard.find(hash, k);
                 boolean overwritten = false;
                 if (old != 0) {
                     boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
@@ -904,7 +904,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, removals);
             try {
-                int entry = shard.findLiveLocked(hash, k, k.length, removals.nowMillis, removals);
+                int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
                 long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
                 result = update.apply(shard, entry, removals, hash, k, now);
             } finally {
@@ -1033,7 +1033,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, removals);
             try {
-                int entry = shard.find(hash, k, k.length);
+                int entry = shard.find(hash, k);
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
                 }

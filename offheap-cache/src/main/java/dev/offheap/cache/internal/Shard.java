@@ -202,18 +202,18 @@ final class Shard {
      * @param optimistic whether this runs without a lock (the walk is bounded then)
      * @return the entry's unit, 0 if absent, -1 if an optimistic walk saw an inconsistent chain
      */
-    int find(long hash, byte[] key, int keyLength) {
-        return find(hash, key, keyLength, false);
+    int find(long hash, byte[] key) {
+        return find(hash, key, false);
     }
 
-    private int find(long hash, byte[] key, int keyLength, boolean optimistic) {
+    private int find(long hash, byte[] key, boolean optimistic) {
         int tag = RegionLayout.tagOf(hash);
         int entry = getInt(region, bucketAddress(hash));
         int steps = 0;
         while (entry != 0) {
             long at = address(entry);
             int meta = getInt(region, at + META);
-            if (keyLength(meta) == keyLength && RegionLayout.tag(meta) == tag && keyEquals(at + headerBytes, key, keyLength)) {
+            if (keyLength(meta) == key.length && RegionLayout.tag(meta) == tag && keyEquals(at + headerBytes, key)) {
                 return entry;
             }
             entry = getInt(region, at + CHAIN_NEXT);
@@ -229,7 +229,8 @@ final class Shard {
      * segment. Keys come as arrays, not segments: a heap segment of the key handed down to a call that
      * C2 does not inline escaped, and every lookup allocated it and its session (64 bytes).
      */
-    private boolean keyEquals(long at, byte[] key, int keyLength) {
+    private boolean keyEquals(long at, byte[] key) {
+        int keyLength = key.length;
         if (keyLength > 32) {
             return MemorySegment.mismatch(region, at, at + keyLength, MemorySegment.ofArray(key), 0, keyLength) < 0;
         }
@@ -271,7 +272,7 @@ final class Shard {
      * @param refreshDeadlineMillis if not 0, the access deadline to give a live entry (needs the read lock)
      * @return a copy of the value, or null if absent or expired
      */
-    byte[] getCopy(long hash, byte[] key, int keyLength, long nowMillis, long refreshDeadlineMillis) {
+    byte[] getCopy(long hash, byte[] key, long nowMillis, long refreshDeadlineMillis) {
         if (refreshDeadlineMillis == 0) {
             long stamp = lock.tryOptimisticRead();
             if (stamp != 0) {
@@ -280,7 +281,7 @@ final class Shard {
                 // read before validating: if the stamp holds, no removal came between it and the lookup
                 int epoch = removalEpoch;
                 try {
-                    entry = find(hash, key, keyLength, true);
+                    entry = find(hash, key, true);
                     value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis);
                 } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
                     entry = -1;
@@ -294,15 +295,15 @@ final class Shard {
                 }
             }
         }
-        return getCopyUnderReadLock(hash, key, keyLength, nowMillis, refreshDeadlineMillis);
+        return getCopyUnderReadLock(hash, key, nowMillis, refreshDeadlineMillis);
     }
 
     /** The slow path of {@link #getCopy}, apart so the fast path stays small enough to inline. */
-    private byte[] getCopyUnderReadLock(long hash, byte[] key, int keyLength, long nowMillis,
+    private byte[] getCopyUnderReadLock(long hash, byte[] key, long nowMillis,
                                         long refreshDeadlineMillis) {
         long stamp = lockRead();
         try {
-            int entry = find(hash, key, keyLength, false);
+            int entry = find(hash, key, false);
             if (entry == 0 || expired(entry, nowMillis)) {
                 return null;
             }
@@ -349,11 +350,11 @@ final class Shard {
      *
      * @return whether an unexpired entry of the key is present
      */
-    boolean contains(long hash, byte[] key, int keyLength, long nowMillis) {
+    boolean contains(long hash, byte[] key, long nowMillis) {
         long stamp = lock.tryOptimisticRead();
         if (stamp != 0) {
             try {
-                int entry = find(hash, key, keyLength, true);
+                int entry = find(hash, key, true);
                 boolean live = entry > 0 && !expired(entry, nowMillis);
                 if (entry >= 0 && lock.validate(stamp)) {
                     return live;
@@ -364,7 +365,7 @@ final class Shard {
         }
         stamp = lockRead();
         try {
-            int entry = find(hash, key, keyLength, false);
+            int entry = find(hash, key, false);
             return entry != 0 && !expired(entry, nowMillis);
         } finally {
             lock.unlockRead(stamp);
@@ -376,9 +377,9 @@ final class Shard {
      *
      * @return the slice, or null if absent or expired
      */
-    MemorySegment valueSliceLocked(long hash, byte[] key, int keyLength, long nowMillis,
+    MemorySegment valueSliceLocked(long hash, byte[] key, long nowMillis,
                                    long refreshDeadlineMillis) {
-        int entry = find(hash, key, keyLength, false);
+        int entry = find(hash, key, false);
         if (entry == 0 || expired(entry, nowMillis)) {
             return null;
         }
@@ -391,8 +392,8 @@ final class Shard {
     }
 
     /** @return the live entry of the key, 0 if none; an expired one is removed on the way */
-    int findLiveLocked(long hash, byte[] key, int keyLength, long nowMillis, Removals removals) {
-        int entry = find(hash, key, keyLength, false);
+    int findLiveLocked(long hash, byte[] key, long nowMillis, Removals removals) {
+        int entry = find(hash, key, false);
         if (entry != 0 && expired(entry, nowMillis)) {
             removeLocked(entry, RemovalCause.EXPIRED, removals);
             return 0;
