@@ -186,6 +186,30 @@ class SegmentsTest {
         }
     }
 
+    /** Fills from 1 KiB to 1 MiB on native memory are a loop of 8-byte stores: every byte value, any offset and length. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void midSizeFillsMatchTheReferenceAndStayInTheirRegion(Kind kind) {
+        Random rnd = new Random(41 + kind.ordinal());
+        int size = 300_000;
+        MemorySegment s = segment(kind, size);
+        for (int round = 0; round < 20; round++) {
+            s.fill((byte) 0x11);
+            long length = round == 0 ? 1024 : round == 1 ? 1023 : 1024 + rnd.nextInt(size - 2048);
+            long offset = 1 + rnd.nextInt((int) (size - length - 1));
+            byte value = (byte) (round == 2 ? 0 : rnd.nextInt());
+            Segments.fill(s, offset, length, value);
+            byte[] bytes = s.toArray(ValueLayout.JAVA_BYTE);
+            for (int i = 0; i < size; i++) {
+                byte expected = i >= offset && i < offset + length ? value : (byte) 0x11;
+                if (bytes[i] != expected) {
+                    throw new AssertionError("byte " + i + " is " + bytes[i] + ", expected " + expected + " (offset "
+                            + offset + ", length " + length + ")");
+                }
+            }
+        }
+    }
+
     @Test
     void largeFillOfAClosedSegmentThrowsIllegalState() {
         Arena closing = Arena.ofConfined();
