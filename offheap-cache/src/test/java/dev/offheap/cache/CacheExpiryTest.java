@@ -120,6 +120,51 @@ class CacheExpiryTest {
         }
     }
 
+    /**
+     * An entry that never expires has no deadline field (a 20-byte header); one with a time to live of its
+     * own has one (24 bytes). Overwriting switches between the two, so the key moves; values, accounting
+     * and expiry must follow.
+     */
+    @Test
+    void entriesWithAndWithoutDeadlineFieldsLiveSideBySide() {
+        try (OffHeapCache<String, String> cache = builder().concurrencyLevel(1).build()) {
+            dev.offheap.cache.internal.OffHeapCacheImpl<?, ?> impl = (dev.offheap.cache.internal.OffHeapCacheImpl<?, ?>) cache;
+            assertThat(impl.headerBytes()).isEqualTo(20);
+            cache.put("plain", "12345678"); // 20 + 5 + 8 = 33 -> 40 bytes
+            assertThat(cache.weightedSize()).isEqualTo(40);
+            cache.put("timed", "1234", Duration.ofSeconds(5)); // 24 + 5 + 4 = 33 -> 40 bytes
+            assertThat(cache.weightedSize()).isEqualTo(80);
+            cache.put("plain", "abcdefgh", Duration.ofSeconds(10)); // gains a deadline: 37 -> 40
+            cache.put("timed", "wxyz"); // loses it: 29 -> 32
+            assertThat(cache.weightedSize()).isEqualTo(72);
+            assertThat(cache.getIfPresent("plain")).isEqualTo("abcdefgh");
+            assertThat(cache.getIfPresent("timed")).isEqualTo("wxyz");
+            assertThat(cache.<String>read("plain", s -> new String(s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                    java.nio.charset.StandardCharsets.UTF_8))).isEqualTo("abcdefgh");
+            assertThat(cache.keys()).toIterable().containsExactlyInAnyOrder("plain", "timed");
+            advance(Duration.ofSeconds(11));
+            assertThat(cache.getIfPresent("plain")).isNull();
+            assertThat(cache.getIfPresent("timed")).as("no deadline field: never expires").isEqualTo("wxyz");
+            impl.verify();
+        }
+    }
+
+    /** The size limit counts the header an entry will have: 4 bytes more with a time to live of its own. */
+    @Test
+    void theSizeLimitCountsTheDeadlineFieldOfAnEntryWithATimeToLive() {
+        try (OffHeapCache<String, String> cache = builder().maxEntryBytes(64).build()) {
+            String key = "k";
+            String fits = "x".repeat(64 - 20 - 1);
+            cache.put(key, fits);
+            assertThat(cache.getIfPresent(key)).isEqualTo(fits);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> cache.put(key, fits, Duration.ofSeconds(1)))
+                    .isInstanceOf(ValueTooLargeException.class).hasMessageContaining("68").hasMessageContaining("64");
+            assertThat(cache.getIfPresent(key)).as("the rejected put left the old value").isEqualTo(fits);
+            cache.put(key, "x".repeat(64 - 24 - 1), Duration.ofSeconds(1));
+            assertThat(cache.getIfPresent(key)).hasSize(39);
+        }
+    }
+
     @Test
     void expiredEntriesAreAbsentToConditionalWritesAndLoaders() {
         try (OffHeapCache<String, String> cache = builder().expireAfterWrite(Duration.ofSeconds(1)).build()) {

@@ -37,6 +37,12 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *
  * <p>Caffeine runs its maintenance on the calling thread, so its evictions are deterministic too.
  *
+ * <p>At equal bytes Caffeine holds more entries: it counts only the value bytes, while offheap's capacity
+ * pays for keys, headers, table and sketch too. {@code caffeineEqualEntries} separates the policy from that
+ * footprint: a Caffeine limited to as many entries as an offheap W-TinyLFU cache of the same capacity holds
+ * when full ({@link Replay#offheapEntries}). Its hit ratio against {@code offheapTinyLfu}'s compares the two
+ * eviction policies alone.
+ *
  * <p>Goal checked: offheap W-TinyLFU within 1 percentage point of Caffeine on both streams.
  */
 @BenchmarkMode(Mode.SingleShotTime)
@@ -63,6 +69,8 @@ public class HitRatioBenchmark {
         Long[] keys;
         byte[] value;
         long capacityBytes;
+        /** Entries an offheap W-TinyLFU cache of {@link #capacityBytes} holds when full, measured at setup. */
+        long offheapEntries;
 
         /** Makes the stream and its keys. */
         @Setup(Level.Trial)
@@ -77,6 +85,18 @@ public class HitRatioBenchmark {
             value = new byte[VALUE_BYTES];
             // a sixth of the keyspace's value bytes, and at least 1 MiB so that the smallest runs have room
             capacityBytes = Math.max(1L << 20, (long) keyspace * VALUE_BYTES / 6);
+            offheapEntries = entriesWhenFull(capacityBytes, value);
+        }
+
+        /** Fills a fresh offheap cache with twice as many distinct keys as its value bytes could hold. */
+        private static long entriesWhenFull(long capacityBytes, byte[] value) {
+            try (OffHeapCache<Long, byte[]> cache = Caches.offheap(capacityBytes, EvictionPolicy.W_TINY_LFU)) {
+                long keys = 2 * capacityBytes / value.length;
+                for (long i = 0; i < keys; i++) {
+                    cache.put(-1 - i, value);
+                }
+                return cache.size();
+            }
         }
     }
 
@@ -101,6 +121,19 @@ public class HitRatioBenchmark {
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
             cache = Caches.caffeine(replay.capacityBytes, Runnable::run);
+        }
+    }
+
+    /** A fresh Caffeine per replay, limited to the entries offheap holds at the same capacity. */
+    @State(Scope.Thread)
+    public static class FreshCaffeineEqualEntries {
+        Cache<Long, byte[]> cache;
+
+        /** @param replay the entry count */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(replay.offheapEntries)
+                    .executor(Runnable::run).build();
         }
     }
 
@@ -189,7 +222,12 @@ public class HitRatioBenchmark {
     @Benchmark
     @Baseline
     public long caffeine(Replay replay, FreshCaffeine fresh, Counters counters, BenchmarkParams params) {
-        Cache<Long, byte[]> cache = fresh.cache;
+        long hits = replayCaffeine(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    private static long replayCaffeine(Replay replay, Cache<Long, byte[]> cache) {
         long hits = 0;
         for (int index : replay.indexes) {
             Long key = replay.keys[index];
@@ -199,6 +237,13 @@ public class HitRatioBenchmark {
                 cache.put(key, replay.value);
             }
         }
+        return hits;
+    }
+
+    @Benchmark
+    public long caffeineEqualEntries(Replay replay, FreshCaffeineEqualEntries fresh, Counters counters,
+                                     BenchmarkParams params) {
+        long hits = replayCaffeine(replay, fresh.cache);
         counters.report(hits, replay.indexes.length, params);
         return hits;
     }

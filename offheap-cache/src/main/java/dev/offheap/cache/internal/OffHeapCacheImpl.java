@@ -85,7 +85,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final boolean byteArrayValues;
     private final long capacityBytes;
     private final long maxEntryBytes;
+    /** Header bytes of an entry without a time to live of its own (see {@link RegionLayout}). */
     private final int headerBytes;
+    /** Header bytes of an entry with every deadline field this cache has: what the size limit assumes. */
+    private final int maxHeaderBytes;
     private final long heapBytes;
     private final Shard[] shards;
     private final int shardShift;
@@ -148,8 +151,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         this.capacityBytes = config.capacityBytes();
         this.expireAfterWriteMillis = millisCeil(config.expireAfterWrite());
         this.expireAfterAccessMillis = millisCeil(config.expireAfterAccess());
-        this.headerBytes = expireAfterWriteMillis > 0 && expireAfterAccessMillis > 0
-                ? RegionLayout.HEADER_BYTES_TWO_DEADLINES : RegionLayout.HEADER_BYTES;
+        boolean twoDeadlines = expireAfterWriteMillis > 0 && expireAfterAccessMillis > 0;
+        // any entry may get a time to live of its own, and with it deadline fields
+        this.maxHeaderBytes = RegionLayout.BASE_HEADER_BYTES + (twoDeadlines ? 2 : 1) * Integer.BYTES;
+        this.headerBytes = expireAfterWriteMillis > 0 || expireAfterAccessMillis > 0
+                ? maxHeaderBytes : RegionLayout.BASE_HEADER_BYTES;
         this.clock = config.nanoClock();
         this.stats = new StatsCounter(config.recordStats());
         this.listener = config.removalListener();
@@ -204,7 +210,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         this.shards = new Shard[shardCount];
         boolean tinyLfu = config.evictionPolicy() == EvictionPolicy.W_TINY_LFU;
         for (int i = 0; i < shardCount; i++) {
-            shards[i] = new Shard(arena.allocate(region, RegionLayout.UNIT), tinyLfu, headerBytes, maxEntry, stats);
+            shards[i] = new Shard(arena.allocate(region, RegionLayout.UNIT), tinyLfu, twoDeadlines, maxEntry, stats);
         }
         this.startNanos = clock.getAsLong();
         registerMBean();
@@ -429,7 +435,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     private void store(Shard shard, long hash, byte[] key, MemorySegment value, int[] deadlines, Removals removals) {
         if (!shard.insertLocked(hash, key, value, deadlines[0], deadlines[1], deadlines[2] != 0, removals)) {
-            throw new ValueTooLargeException((long) headerBytes + key.length + value.byteSize(), maxEntryBytes);
+            throw new ValueTooLargeException((long) shard.headerBytesFor(deadlines[0]) + key.length + value.byteSize(),
+                    maxEntryBytes);
         }
     }
 
@@ -849,6 +856,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** Stores serialized bytes under a serialized key; the bytes are copied into the key's shard. */
     private void write(byte[] k, MemorySegment v, long timeToLiveMillis) {
         checkOpen();
+        if (timeToLiveMillis > 0) {
+            // an entry with a time to live of its own has deadline fields: its header is the largest
+            long entry = (long) maxHeaderBytes + k.length + v.byteSize();
+            if (entry > maxEntryBytes) {
+                throw new ValueTooLargeException(entry, maxEntryBytes);
+            }
+        }
         long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
@@ -1108,7 +1122,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return heapBytes + totals()[2];
     }
 
-    /** @return the bytes of each entry's header */
+    /**
+     * @return the bytes of the header of an entry stored without a time to live of its own; one stored
+     *         with {@code put(key, value, ttl)} in a cache that expires nothing otherwise has 4 more
+     */
     public int headerBytes() {
         return headerBytes;
     }

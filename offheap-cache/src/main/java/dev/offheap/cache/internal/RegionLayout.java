@@ -23,16 +23,20 @@ import java.lang.foreign.ValueLayout;
  *   bit  30     FREE       this block is free
  *   bit  31     PREV_FREE  the block just before is free (its size is in its footer)
  *
- * entry block (HEADER_BYTES = 24, or 32 when the cache expires after both write and access)
- *  byte 0          4          8          12         16         20         24         28..
+ * entry block: a 20-byte header, then the deadlines if the entry has any, then key, value and padding
+ *  byte 0          4          8          12         16         20         24         28
  *   +----------+----------+----------+----------+----------+----------+----------+------------------+
  *   | block    | chainNext| meta     | queuePrev| queueNext| deadline | written  | key | value | pad |
  *   | word     | (unit)   |          | (unit)   | (unit)   | (encoded)| deadline |     |       | 0..7|
  *   +----------+----------+----------+----------+----------+----------+----------+------------------+
- *                                                                       ^ only with both expiries
+ *                                                 ^ only if DEADLINED;    ^ only if DEADLINED in a cache
+ *                                                   the key starts here     that expires after both write
+ *                                                   otherwise               and access
  *   meta: bits 0..15 key length (bytes) | 16..23 hash tag | 24..26 pad bytes | 27..28 queue
  *         | bit 29 FIXED_TTL (deadline set by put(key, value, ttl); access does not extend it)
  *         | bit 30 REFERENCED (read since it was last linked into its queue: a second chance at the head)
+ *         | bit 31 DEADLINED (the entry has deadline fields; an entry that never expires has none)
+ *   header = 20, or 20 + 4 (one deadline) or 20 + 8 (two) if DEADLINED
  *   value length = size * 8 - header - key length - pad
  *
  * free block (size >= 2 units; a free block of 1 unit is an orphan, in no list, until it coalesces)
@@ -62,10 +66,12 @@ final class RegionLayout {
     static final long QUEUE_NEXT = 16;
     static final long DEADLINE = 20;
     static final long WRITE_DEADLINE = 24;
-    /** Header of an entry without a second deadline. */
-    static final int HEADER_BYTES = 24;
-    /** Header of an entry with both write and access deadlines. */
-    static final int HEADER_BYTES_TWO_DEADLINES = 32;
+    /**
+     * Header of an entry without deadlines. An entry that never expires (no expiry configured, no time to
+     * live of its own) carries no deadline field: 4 bytes less per entry, and for 8-byte keys with values
+     * a multiple of 8 bytes long, one unit less.
+     */
+    static final int BASE_HEADER_BYTES = 20;
 
     // free block fields
     static final long NEXT_FREE = 4;
@@ -79,6 +85,8 @@ final class RegionLayout {
     static final int FIXED_TTL = 1 << 29;
     /** Read since last linked: the queue gives it a second chance at its head instead of moving it per read. */
     static final int REFERENCED = 1 << 30;
+    /** The entry has deadline fields after its base header (the sign bit: {@code meta < 0}). */
+    static final int DEADLINED = 1 << 31;
 
     /** Queues an entry can be in. */
     static final int WINDOW = 0;
@@ -109,8 +117,13 @@ final class RegionLayout {
         region.set(INT, byteOffset, value);
     }
 
-    static int meta(int keyLength, int tag, int pad, int queue, boolean fixedTtl) {
-        return keyLength | (tag << TAG_SHIFT) | (pad << PAD_SHIFT) | (queue << QUEUE_SHIFT) | (fixedTtl ? FIXED_TTL : 0);
+    static int meta(int keyLength, int tag, int pad, int queue, boolean fixedTtl, boolean deadlined) {
+        return keyLength | (tag << TAG_SHIFT) | (pad << PAD_SHIFT) | (queue << QUEUE_SHIFT) | (fixedTtl ? FIXED_TTL : 0)
+                | (deadlined ? DEADLINED : 0);
+    }
+
+    static boolean deadlined(int meta) {
+        return meta < 0;
     }
 
     static int keyLength(int meta) {

@@ -80,7 +80,8 @@ final class Shard {
     private final BlockAllocator allocator;
     private final FrequencySketch sketch;
     private final boolean tinyLfu;
-    private final int headerBytes;
+    /** Bytes of the deadline fields a DEADLINED entry has after the base header: 4, or 8 with two deadlines. */
+    private final int deadlineBytes;
     private final boolean twoDeadlines;
     private final long maxEntryBytes;
     private final StatsCounter stats;
@@ -108,12 +109,12 @@ final class Shard {
     /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
     private Thread writer;
 
-    Shard(MemorySegment region, boolean tinyLfu, int headerBytes, long maxEntryBytes, StatsCounter stats) {
+    Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats) {
         this.region = region;
         this.allocator = new BlockAllocator(region);
         this.tinyLfu = tinyLfu;
-        this.headerBytes = headerBytes;
-        this.twoDeadlines = headerBytes == RegionLayout.HEADER_BYTES_TWO_DEADLINES;
+        this.twoDeadlines = twoDeadlines;
+        this.deadlineBytes = twoDeadlines ? 2 * Integer.BYTES : Integer.BYTES;
         this.maxEntryBytes = maxEntryBytes;
         this.stats = stats;
         this.sketch = tinyLfu ? new FrequencySketch(region) : null;
@@ -213,7 +214,7 @@ final class Shard {
         while (entry != 0) {
             long at = address(entry);
             int meta = getInt(region, at + META);
-            if (keyLength(meta) == key.length && RegionLayout.tag(meta) == tag && keyEquals(at + headerBytes, key)) {
+            if (keyLength(meta) == key.length && RegionLayout.tag(meta) == tag && keyEquals(at + headerBytes(meta), key)) {
                 return entry;
             }
             entry = getInt(region, at + CHAIN_NEXT);
@@ -248,17 +249,30 @@ final class Shard {
         return true;
     }
 
+    /** @return the bytes of an entry's header: the base, and its deadline fields if it has them */
+    private int headerBytes(int meta) {
+        return RegionLayout.deadlined(meta) ? RegionLayout.BASE_HEADER_BYTES + deadlineBytes : RegionLayout.BASE_HEADER_BYTES;
+    }
+
+    /** @return the header bytes of a new entry with this (encoded) deadline; 0 means it never expires */
+    int headerBytesFor(int deadline) {
+        return deadline != Deadlines.NEVER ? RegionLayout.BASE_HEADER_BYTES + deadlineBytes : RegionLayout.BASE_HEADER_BYTES;
+    }
+
     private long valueOffset(int entry, int meta) {
-        return address(entry) + headerBytes + keyLength(meta);
+        return address(entry) + headerBytes(meta) + keyLength(meta);
     }
 
     private long valueLength(int entry, int meta) {
         int size = getInt(region, address(entry)) & SIZE_MASK;
-        return ((long) size << RegionLayout.UNIT_SHIFT) - headerBytes - keyLength(meta) - RegionLayout.pad(meta);
+        return ((long) size << RegionLayout.UNIT_SHIFT) - headerBytes(meta) - keyLength(meta) - RegionLayout.pad(meta);
     }
 
     boolean expired(int entry, long nowMillis) {
         long at = address(entry);
+        if (!RegionLayout.deadlined(getInt(region, at + META))) {
+            return false;
+        }
         if (Deadlines.passed(getInt(region, at + DEADLINE), nowMillis)) {
             return true;
         }
@@ -322,7 +336,9 @@ final class Shard {
     /** Under the read or write lock: a reader racing this writes the same value or a later one. */
     private void refreshAccessDeadline(int entry, long deadlineMillis) {
         long at = address(entry);
-        if (!RegionLayout.fixedTtl(getInt(region, at + META))) {
+        int meta = getInt(region, at + META);
+        // an entry without deadline fields never expires: none was configured when it was written
+        if (RegionLayout.deadlined(meta) && !RegionLayout.fixedTtl(meta)) {
             setInt(region, at + DEADLINE, Deadlines.encode(deadlineMillis));
         }
     }
@@ -408,7 +424,7 @@ final class Shard {
 
     byte[] keyCopyLocked(int entry) {
         int meta = getInt(region, address(entry) + META);
-        return copy(address(entry) + headerBytes, keyLength(meta));
+        return copy(address(entry) + headerBytes(meta), keyLength(meta));
     }
 
     boolean valueEqualsLocked(int entry, byte[] expected) {
@@ -432,7 +448,8 @@ final class Shard {
      */
     boolean insertLocked(long hash, byte[] key, MemorySegment value, int deadline, int writeDeadline,
                          boolean fixedTtl, Removals removals) {
-        long raw = (long) headerBytes + key.length + value.byteSize();
+        int header = headerBytesFor(deadline);
+        long raw = (long) header + key.length + value.byteSize();
         int units = units(raw);
         int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
         int entry = makeRoomLocked(units, removals);
@@ -441,14 +458,12 @@ final class Shard {
         }
         long at = address(entry);
         long bucket = bucketAddress(hash);
+        boolean deadlined = deadline != Deadlines.NEVER;
         setInt(region, at + CHAIN_NEXT, getInt(region, bucket));
-        setInt(region, at + META, RegionLayout.meta(key.length, RegionLayout.tagOf(hash), pad, WINDOW, fixedTtl));
-        setInt(region, at + DEADLINE, deadline);
-        if (twoDeadlines) {
-            setInt(region, at + WRITE_DEADLINE, writeDeadline);
-        }
-        MemorySegment.copy(key, 0, region, ValueLayout.JAVA_BYTE, at + headerBytes, key.length);
-        MemorySegment.copy(value, 0, region, at + headerBytes + key.length, value.byteSize());
+        setInt(region, at + META, RegionLayout.meta(key.length, RegionLayout.tagOf(hash), pad, WINDOW, fixedTtl, deadlined));
+        writeDeadlines(at, deadlined, deadline, writeDeadline);
+        MemorySegment.copy(key, 0, region, ValueLayout.JAVA_BYTE, at + header, key.length);
+        MemorySegment.copy(value, 0, region, at + header + key.length, value.byteSize());
         setInt(region, bucket, entry);
         linkLast(WINDOW, entry);
         count++;
@@ -473,7 +488,13 @@ final class Shard {
      */
     boolean overwriteLocked(int entry, long hash, int keyLength, MemorySegment value, int deadline,
                             int writeDeadline, boolean fixedTtl, Removals removals) {
-        long raw = (long) headerBytes + keyLength + value.byteSize();
+        long at = address(entry);
+        boolean deadlined = deadline != Deadlines.NEVER;
+        if (RegionLayout.deadlined(getInt(region, at + META)) != deadlined) {
+            return false; // the header changes size, and the key would have to move
+        }
+        int header = headerBytesFor(deadline);
+        long raw = (long) header + keyLength + value.byteSize();
         int units = units(raw);
         if (units != allocator.sizeOf(entry)) {
             return false;
@@ -481,17 +502,22 @@ final class Shard {
         if (removals.wanted) {
             removals.add(keyCopyLocked(entry), valueCopyLocked(entry), RemovalCause.REPLACED);
         }
-        long at = address(entry);
         int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
         int queue = RegionLayout.queue(getInt(region, at + META));
-        setInt(region, at + META, RegionLayout.meta(keyLength, RegionLayout.tagOf(hash), pad, queue, fixedTtl));
-        setInt(region, at + DEADLINE, deadline);
-        if (twoDeadlines) {
-            setInt(region, at + WRITE_DEADLINE, writeDeadline);
-        }
-        MemorySegment.copy(value, 0, region, at + headerBytes + keyLength, value.byteSize());
+        setInt(region, at + META, RegionLayout.meta(keyLength, RegionLayout.tagOf(hash), pad, queue, fixedTtl, deadlined));
+        writeDeadlines(at, deadlined, deadline, writeDeadline);
+        MemorySegment.copy(value, 0, region, at + header + keyLength, value.byteSize());
         onReadLocked(entry, (int) hash);
         return true;
+    }
+
+    private void writeDeadlines(long at, boolean deadlined, int deadline, int writeDeadline) {
+        if (deadlined) {
+            setInt(region, at + DEADLINE, deadline);
+            if (twoDeadlines) {
+                setInt(region, at + WRITE_DEADLINE, writeDeadline);
+            }
+        }
     }
 
     private long maxEntryWeight() {
@@ -561,7 +587,7 @@ final class Shard {
 
     private long entryHash(int entry) {
         int meta = getInt(region, address(entry) + META);
-        return Hashing.hash(region, address(entry) + headerBytes, keyLength(meta));
+        return Hashing.hash(region, address(entry) + headerBytes(meta), keyLength(meta));
     }
 
     /** Removes an entry from its chain and queue and frees it, telling stats and the listener. */
@@ -682,8 +708,9 @@ final class Shard {
                 tableMask = newMask;
             }
         }
-        if (tinyLfu && count > sketch.counterLongs() && sketch.counterLongs() < MAX_SKETCH_LONGS) {
-            int longs = Integer.highestOneBit((int) Math.min(count, MAX_SKETCH_LONGS) - 1) << 1;
+        int perLong = FrequencySketch.ENTRIES_PER_LONG;
+        if (tinyLfu && count > (long) sketch.counterLongs() * perLong && sketch.counterLongs() < MAX_SKETCH_LONGS) {
+            int longs = Integer.highestOneBit((int) Math.min((count + perLong - 1) / perLong, MAX_SKETCH_LONGS) - 1) << 1;
             int block = allocator.allocate(1 + units(FrequencySketch.bytesFor(longs)));
             if (block != 0) {
                 allocator.free(sketchBlock);

@@ -294,8 +294,9 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 double theirs = gc(caffeine.get(), "hitRatioPercent").getAsDouble();
                 double mine = gc(ours.get(), "hitRatioPercent").getAsDouble();
                 StringBuilder others = new StringBuilder();
-                for (String[] other : new String[][] {{"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"},
-                        {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
+                for (String[] other : new String[][] {
+                        {"caffeineEqualEntries", "Caffeine holding as many entries as offheap (the policies alone)"},
+                        {"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"}, {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
                     find(cls, other[0], "stream", stream).map(r -> gc(r, "hitRatioPercent"))
                             .filter(OptionalDouble::isPresent)
                             .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
