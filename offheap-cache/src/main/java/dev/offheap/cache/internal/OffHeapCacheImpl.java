@@ -274,7 +274,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return expireAfterAccessMillis > 0 ? nowMillis + expireAfterAccessMillis : 0;
     }
 
+    /** @return a collector for one operation's removals: a shared one when nothing is collected or timed */
     private Removals removals(long nowMillis) {
+        if (listener == null && nowMillis == Long.MIN_VALUE) {
+            return Removals.NONE;
+        }
         return new Removals(listener != null, nowMillis);
     }
 
@@ -382,19 +386,36 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
-    /** Deadlines for a write: {deadline, writeDeadline, fixed ? 1 : 0}. */
-    private int[] deadlines(long nowMillis, long timeToLiveMillis) {
+    /**
+     * Deadlines for a write, packed in a long (not an array: one less allocation per write): the encoded
+     * deadline in the low 32 bits ({@link #deadline}), the encoded write deadline in the high ones
+     * ({@link #writeDeadline}). The deadline is fixed (not extended by reads) when the entry has a time to
+     * live of its own, {@code timeToLiveMillis > 0}.
+     */
+    private long deadlines(long nowMillis, long timeToLiveMillis) {
         if (timeToLiveMillis > 0) {
-            return new int[]{Deadlines.encode(nowMillis + timeToLiveMillis), 0, 1};
+            return packDeadlines(Deadlines.encode(nowMillis + timeToLiveMillis), 0);
         }
         if (expireAfterAccessMillis > 0) {
             int write = expireAfterWriteMillis > 0 ? Deadlines.encode(nowMillis + expireAfterWriteMillis) : 0;
-            return new int[]{Deadlines.encode(nowMillis + expireAfterAccessMillis), write, 0};
+            return packDeadlines(Deadlines.encode(nowMillis + expireAfterAccessMillis), write);
         }
         if (expireAfterWriteMillis > 0) {
-            return new int[]{Deadlines.encode(nowMillis + expireAfterWriteMillis), 0, 0};
+            return packDeadlines(Deadlines.encode(nowMillis + expireAfterWriteMillis), 0);
         }
-        return new int[]{0, 0, 0};
+        return packDeadlines(Deadlines.NEVER, Deadlines.NEVER);
+    }
+
+    private static long packDeadlines(int deadline, int writeDeadline) {
+        return (deadline & 0xFFFF_FFFFL) | ((long) writeDeadline << 32);
+    }
+
+    private static int deadline(long deadlines) {
+        return (int) deadlines;
+    }
+
+    private static int writeDeadline(long deadlines) {
+        return (int) (deadlines >>> 32);
     }
 
     /** The start of every write: under the lock, replays reads and removes expired queue heads. */
@@ -433,9 +454,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         notifyListener(removals);
     }
 
-    private void store(Shard shard, long hash, byte[] key, MemorySegment value, int[] deadlines, Removals removals) {
-        if (!shard.insertLocked(hash, key, value, deadlines[0], deadlines[1], deadlines[2] != 0, removals)) {
-            throw new ValueTooLargeException((long) shard.headerBytesFor(deadlines[0]) + key.length + value.byteSize(),
+    private void store(Shard shard, long hash, byte[] key, MemorySegment value, long deadlines, boolean fixedTtl,
+                       Removals removals) {
+        if (!shard.insertLocked(hash, key, value, deadline(deadlines), writeDeadline(deadlines), fixedTtl, removals)) {
+            throw new ValueTooLargeException((long) shard.headerBytesFor(deadline(deadlines)) + key.length + value.byteSize(),
                     maxEntryBytes);
         }
     }
@@ -868,21 +890,22 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Removals removals = removals(readClock());
         try {
             long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
-            int[] deadlines = deadlines(now, timeToLiveMillis);
+            long deadlines = deadlines(now, timeToLiveMillis);
+            boolean fixedTtl = timeToLiveMillis > 0;
             long stamp = lockForWrite(shard, removals);
             try {
                 int old = shard.find(hash, k);
                 boolean overwritten = false;
                 if (old != 0) {
                     boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
-                    overwritten = !expired && shard.overwriteLocked(old, hash, k.length, v, deadlines[0],
-                            deadlines[1], deadlines[2] != 0, removals);
+                    overwritten = !expired && shard.overwriteLocked(old, hash, k.length, v, deadline(deadlines),
+                            writeDeadline(deadlines), fixedTtl, removals);
                     if (!overwritten) {
                         shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
                     }
                 }
                 if (!overwritten) {
-                    store(shard, hash, k, v, deadlines, removals);
+                    store(shard, hash, k, v, deadlines, fixedTtl, removals);
                 }
             } finally {
                 shard.unlockWrite(stamp);
@@ -939,7 +962,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (entry != 0) {
                 return shard.valueCopyLocked(entry);
             }
-            store(shard, hash, k, v, deadlines(now, 0), removals);
+            store(shard, hash, k, v, deadlines(now, 0), false, removals);
             return null;
         });
         return present == null ? null : value(present);
@@ -954,7 +977,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             byte[] previous = shard.valueCopyLocked(entry);
             shard.removeLocked(entry, RemovalCause.REPLACED, removals);
-            store(shard, hash, k, v, deadlines(now, 0), removals);
+            store(shard, hash, k, v, deadlines(now, 0), false, removals);
             return previous;
         });
         return old == null ? null : value(old);
@@ -970,7 +993,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.REPLACED, removals);
-            store(shard, hash, kb, v, deadlines(now, 0), removals);
+            store(shard, hash, kb, v, deadlines(now, 0), false, removals);
             return expected;
         }) != null;
     }
@@ -998,7 +1021,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (entry != 0) {
                 shard.removeLocked(entry, RemovalCause.REPLACED, removals);
             }
-            store(shard, hash, k, v, deadlines(now, 0), removals);
+            store(shard, hash, k, v, deadlines(now, 0), false, removals);
             result[0] = computed;
             return null;
         });

@@ -10,6 +10,12 @@ import java.util.List;
  * lock is released. Also carries the operation's clock reading, so eviction can tell expired victims.
  */
 final class Removals {
+    /**
+     * For an operation of a cache without a listener or expiry: nothing to collect and no clock. Shared, so
+     * that such a write allocates no collector; it never changes, since {@link #add} refuses it.
+     */
+    static final Removals NONE = new Removals(false, Long.MIN_VALUE);
+
     final boolean wanted;
     final long nowMillis;
     private List<Object[]> removed;
@@ -20,6 +26,9 @@ final class Removals {
     }
 
     void add(byte[] key, byte[] value, RemovalCause cause) {
+        if (!wanted) {
+            throw new IllegalStateException("removals added to a collector that does not collect them");
+        }
         if (removed == null) {
             removed = new ArrayList<>(2);
         }
