@@ -139,6 +139,18 @@ class CacheGoalsTest {
                         + " offheap LRU 20.00%").endsWith("| **fail** |");
     }
 
+    /** A negative overhead means NMT saw less than the keys and values: memory it does not count, no verdict. */
+    @Test
+    void memoryThatNativeMemoryTrackingCannotSeeIsNotJudgedByIt() {
+        counters("CacheFootprintBenchmark.offheap", "thrpt", Map.of("capacityMiB", "32"), "ops/s",
+                Map.of("nmtOverheadBytesPerEntry", counter(-105), "rssOverheadBytesPerEntry", counter(30)));
+        String md = new CacheGoals().apply(results);
+        assertThat(row(md, "overhead per entry ≤ 32 B", "100 B values, 8 B keys, Native Memory Tracking"))
+                .contains("not seen by NMT (-105 B").endsWith("| not measured |");
+        assertThat(row(md, "overhead per entry ≤ 32 B", "100 B values, 8 B keys, resident set"))
+                .contains("30.0 B").endsWith("| pass |");
+    }
+
     @Test
     void theReportPlacesTheGoalsBeforeTheTables() {
         thrpt("CacheGetBenchmark", "ohcLru", SMALL, 100);

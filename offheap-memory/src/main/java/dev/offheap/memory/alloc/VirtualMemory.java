@@ -22,6 +22,8 @@ final class VirtualMemory {
     private static final int MAP_ANONYMOUS = LINUX ? 0x20 : 0x1000;
     /** MADV_DONTNEED: 4 on both. */
     private static final int MADV_DONTNEED = 4;
+    /** MADV_HUGEPAGE (Linux only): back the range with transparent huge pages when the system allows it. */
+    private static final int MADV_HUGEPAGE = 14;
     private static final long MAP_FAILED = -1L;
     /** Whether purged memory reads as zero afterwards (Linux anonymous memory); elsewhere it must be zeroed again. */
     static final boolean PURGE_ZEROES = LINUX;
@@ -69,6 +71,31 @@ final class VirtualMemory {
             throw new OutOfMemoryError("cannot reserve " + bytes + " bytes of address space (mmap failed); build the "
                     + "PooledAllocator with a smaller capacity");
         }
+        return trimToAlignment(raw, bytes, alignment);
+    }
+
+    /**
+     * Maps {@code bytes} of anonymous, readable and writable memory aligned to {@code alignment}. The pages
+     * read as zero and take physical memory only when first touched.
+     *
+     * @return the aligned start address
+     * @throws OutOfMemoryError if the system refuses the mapping
+     */
+    static long mapReadWrite(long bytes, long alignment) {
+        long raw;
+        try {
+            raw = (long) MMAP.invokeExact(0L, bytes + alignment, PROT_READ_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+        } catch (Throwable e) {
+            throw NativeFunctions.rethrow(e);
+        }
+        if (raw == MAP_FAILED || raw == 0) {
+            throw new OutOfMemoryError("cannot map " + bytes + " bytes of memory (mmap failed)");
+        }
+        return trimToAlignment(raw, bytes, alignment);
+    }
+
+    /** Unmaps the slack before and after the aligned part of a mapping of {@code bytes + alignment}. */
+    private static long trimToAlignment(long raw, long bytes, long alignment) {
         long aligned = (raw + alignment - 1) & -alignment;
         if (aligned > raw) {
             unmap(raw, aligned - raw);
@@ -78,6 +105,23 @@ final class VirtualMemory {
             unmap(aligned + bytes, tail);
         }
         return aligned;
+    }
+
+    /**
+     * Advises the system to back a mapped range with transparent huge pages (Linux; elsewhere nothing).
+     * Advice only: where huge pages are off, or the kernel refuses, the range keeps its small pages.
+     *
+     * @return whether the advice was taken
+     */
+    static boolean adviseHugePages(long address, long bytes) {
+        if (!LINUX) {
+            return false;
+        }
+        try {
+            return (int) MADVISE.invokeExact(address, bytes, MADV_HUGEPAGE) == 0;
+        } catch (Throwable e) {
+            throw NativeFunctions.rethrow(e);
+        }
     }
 
     /** Makes a reserved range readable and writable. @throws OutOfMemoryError if the system refuses */
