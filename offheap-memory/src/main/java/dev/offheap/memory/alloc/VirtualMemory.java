@@ -61,17 +61,8 @@ final class VirtualMemory {
      * @throws OutOfMemoryError if the system refuses the reservation
      */
     static long reserve(long bytes, long alignment) {
-        long raw;
-        try {
-            raw = (long) MMAP.invokeExact(0L, bytes + alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
-        } catch (Throwable e) {
-            throw NativeFunctions.rethrow(e);
-        }
-        if (raw == MAP_FAILED || raw == 0) {
-            throw new OutOfMemoryError("cannot reserve " + bytes + " bytes of address space (mmap failed); build the "
-                    + "PooledAllocator with a smaller capacity");
-        }
-        return trimToAlignment(raw, bytes, alignment);
+        return mapAligned(bytes, alignment, PROT_NONE, "cannot reserve " + bytes
+                + " bytes of address space (mmap failed); build the PooledAllocator with a smaller capacity");
     }
 
     /**
@@ -82,14 +73,19 @@ final class VirtualMemory {
      * @throws OutOfMemoryError if the system refuses the mapping
      */
     static long mapReadWrite(long bytes, long alignment) {
+        return mapAligned(bytes, alignment, PROT_READ_WRITE, "cannot map " + bytes + " bytes of memory (mmap failed)");
+    }
+
+    /** Maps anonymous memory with {@code protection}, aligned: the slack of a larger mapping is unmapped. */
+    private static long mapAligned(long bytes, long alignment, int protection, String refusal) {
         long raw;
         try {
-            raw = (long) MMAP.invokeExact(0L, bytes + alignment, PROT_READ_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+            raw = (long) MMAP.invokeExact(0L, bytes + alignment, protection, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
         } catch (Throwable e) {
             throw NativeFunctions.rethrow(e);
         }
         if (raw == MAP_FAILED || raw == 0) {
-            throw new OutOfMemoryError("cannot map " + bytes + " bytes of memory (mmap failed)");
+            throw new OutOfMemoryError(refusal);
         }
         return trimToAlignment(raw, bytes, alignment);
     }
