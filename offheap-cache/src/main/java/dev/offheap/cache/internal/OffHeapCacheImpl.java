@@ -154,9 +154,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         this.expireAfterAccessMillis = millisCeil(config.expireAfterAccess());
         boolean twoDeadlines = expireAfterWriteMillis > 0 && expireAfterAccessMillis > 0;
         // any entry may get a time to live of its own, and with it deadline fields
-        this.maxHeaderBytes = RegionLayout.BASE_HEADER_BYTES + (twoDeadlines ? 2 : 1) * Integer.BYTES;
-        this.headerBytes = expireAfterWriteMillis > 0 || expireAfterAccessMillis > 0
-                ? maxHeaderBytes : RegionLayout.BASE_HEADER_BYTES;
+        this.maxHeaderBytes = RegionLayout.headerBytes(true, twoDeadlines);
+        this.headerBytes = RegionLayout.headerBytes(expireAfterWriteMillis > 0 || expireAfterAccessMillis > 0,
+                twoDeadlines);
         this.clock = config.nanoClock();
         this.stats = new StatsCounter(config.recordStats());
         this.listener = config.removalListener();
@@ -873,7 +873,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void checkedEntrySize(byte[] key, long valueBytes) {
-        long entry = (long) headerBytes + key.length + valueBytes;
+        checkedEntrySize(headerBytes, key, valueBytes);
+    }
+
+    /** @param header the header the entry will have: larger for one with a time to live of its own */
+    private void checkedEntrySize(int header, byte[] key, long valueBytes) {
+        long entry = (long) header + key.length + valueBytes;
         if (entry > maxEntryBytes) {
             throw new ValueTooLargeException(entry, maxEntryBytes);
         }
@@ -884,10 +889,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkOpen();
         if (timeToLiveMillis > 0) {
             // an entry with a time to live of its own has deadline fields: its header is the largest
-            long entry = (long) maxHeaderBytes + k.length + v.byteSize();
-            if (entry > maxEntryBytes) {
-                throw new ValueTooLargeException(entry, maxEntryBytes);
-            }
+            checkedEntrySize(maxHeaderBytes, k, v.byteSize());
         }
         long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
         Shard shard = shard(hash);

@@ -126,6 +126,15 @@ final class RegionLayout {
         return meta < 0;
     }
 
+    /**
+     * @param deadlined    whether the entry has deadline fields
+     * @param twoDeadlines whether the cache expires after both write and access (two fields, not one)
+     * @return the bytes of the entry's header, where its key starts
+     */
+    static int headerBytes(boolean deadlined, boolean twoDeadlines) {
+        return !deadlined ? BASE_HEADER_BYTES : BASE_HEADER_BYTES + (twoDeadlines ? 2 : 1) * Integer.BYTES;
+    }
+
     static int keyLength(int meta) {
         return meta & MAX_KEY_BYTES;
     }

@@ -86,8 +86,6 @@ final class Shard {
     private final BlockAllocator allocator;
     private final FrequencySketch sketch;
     private final boolean tinyLfu;
-    /** Bytes of the deadline fields a DEADLINED entry has after the base header: 4, or 8 with two deadlines. */
-    private final int deadlineBytes;
     private final boolean twoDeadlines;
     private final long maxEntryBytes;
     private final StatsCounter stats;
@@ -120,7 +118,6 @@ final class Shard {
         this.allocator = new BlockAllocator(region);
         this.tinyLfu = tinyLfu;
         this.twoDeadlines = twoDeadlines;
-        this.deadlineBytes = twoDeadlines ? 2 * Integer.BYTES : Integer.BYTES;
         this.maxEntryBytes = maxEntryBytes;
         this.stats = stats;
         this.sketch = tinyLfu ? new FrequencySketch(region) : null;
@@ -257,12 +254,12 @@ final class Shard {
 
     /** @return the bytes of an entry's header: the base, and its deadline fields if it has them */
     private int headerBytes(int meta) {
-        return RegionLayout.deadlined(meta) ? RegionLayout.BASE_HEADER_BYTES + deadlineBytes : RegionLayout.BASE_HEADER_BYTES;
+        return RegionLayout.headerBytes(RegionLayout.deadlined(meta), twoDeadlines);
     }
 
     /** @return the header bytes of a new entry with this (encoded) deadline; 0 means it never expires */
     int headerBytesFor(int deadline) {
-        return deadline != Deadlines.NEVER ? RegionLayout.BASE_HEADER_BYTES + deadlineBytes : RegionLayout.BASE_HEADER_BYTES;
+        return RegionLayout.headerBytes(deadline != Deadlines.NEVER, twoDeadlines);
     }
 
     private long valueOffset(int entry, int meta) {

@@ -29,8 +29,6 @@ import java.util.Objects;
 public final class LargeRegions {
     /** The huge page size of x86-64 and of aarch64 with 4 KiB base pages: regions are aligned to it. */
     public static final long HUGE_PAGE_BYTES = 2L << 20;
-    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT)
-            .contains("linux");
 
     private LargeRegions() {
     }
@@ -51,12 +49,12 @@ public final class LargeRegions {
         if (bytes < 0) {
             throw new IllegalArgumentException("a region of " + bytes + " bytes: the size must be at least 0");
         }
-        if (!LINUX || bytes < HUGE_PAGE_BYTES) {
+        if (!VirtualMemory.LINUX || bytes < HUGE_PAGE_BYTES) {
             return arena.allocate(bytes, Long.BYTES);
         }
         long mapped = (bytes + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
         long address = VirtualMemory.mapReadWrite(mapped, HUGE_PAGE_BYTES);
-        boolean ignored = VirtualMemory.adviseHugePages(address, mapped);
+        VirtualMemory.adviseHugePages(address, mapped);
         try {
             return bind(address, bytes, mapped, arena);
         } catch (RuntimeException | Error e) {

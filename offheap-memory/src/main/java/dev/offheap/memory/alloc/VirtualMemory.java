@@ -17,7 +17,7 @@ final class VirtualMemory {
     private static final int PROT_NONE = 0;
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE = 0x02;
-    private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
+    static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
     /** MAP_ANONYMOUS is 0x20 on Linux (x86-64, aarch64) and 0x1000 on macOS and the BSDs. */
     private static final int MAP_ANONYMOUS = LINUX ? 0x20 : 0x1000;
     /** MADV_DONTNEED: 4 on both. */
@@ -106,15 +106,13 @@ final class VirtualMemory {
     /**
      * Advises the system to back a mapped range with transparent huge pages (Linux; elsewhere nothing).
      * Advice only: where huge pages are off, or the kernel refuses, the range keeps its small pages.
-     *
-     * @return whether the advice was taken
      */
-    static boolean adviseHugePages(long address, long bytes) {
+    static void adviseHugePages(long address, long bytes) {
         if (!LINUX) {
-            return false;
+            return;
         }
         try {
-            return (int) MADVISE.invokeExact(address, bytes, MADV_HUGEPAGE) == 0;
+            int ignored = (int) MADVISE.invokeExact(address, bytes, MADV_HUGEPAGE);
         } catch (Throwable e) {
             throw NativeFunctions.rethrow(e);
         }

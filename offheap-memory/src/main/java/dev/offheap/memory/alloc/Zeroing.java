@@ -11,9 +11,6 @@ import java.lang.foreign.MemorySegment;
  * {@code SegmentKernels.fill}). Only native segments come here.
  */
 final class Zeroing {
-    /** From this size on the fill is a loop of 8-byte stores rather than {@link MemorySegment#fill}. */
-    static final long LOOP_FROM = SegmentKernels.VECTOR_FILL_FROM;
-
     private Zeroing() {
     }
 

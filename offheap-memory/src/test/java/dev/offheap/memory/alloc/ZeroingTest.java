@@ -1,5 +1,7 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.internal.SegmentKernels;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,8 +23,8 @@ class ZeroingTest {
             for (int round = 0; round < 200; round++) {
                 long size = switch (round % 4) {
                     case 0 -> random.nextLong(0, 64);
-                    case 1 -> Zeroing.LOOP_FROM + random.nextLong(-9, 9);
-                    case 2 -> random.nextLong(Zeroing.LOOP_FROM, 10_000);
+                    case 1 -> SegmentKernels.VECTOR_FILL_FROM + random.nextLong(-9, 9);
+                    case 2 -> random.nextLong(SegmentKernels.VECTOR_FILL_FROM, 10_000);
                     default -> random.nextLong(60_000, 70_000);
                 };
                 long offset = random.nextLong(0, 64) + 8;
