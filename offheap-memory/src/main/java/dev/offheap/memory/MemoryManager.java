@@ -112,15 +112,30 @@ public final class MemoryManager implements AutoCloseable {
     private static final AtomicInteger UNNAMED_COUNTER = new AtomicInteger();
     /** Native memory is obtained in chunks of this size (or the whole size if smaller), each one arena. */
     private static final long NATIVE_CHUNK_BYTES = 16L << 20;
-    /** Pages a thread caches privately; refills and flushes move half of this. */
-    private static final int MAGAZINE_CAPACITY = 16;
-    private static final int MAGAZINE_BATCH = MAGAZINE_CAPACITY / 2;
+    /**
+     * Bytes of pages a thread caches privately, at most: enough that a thread which allocates and
+     * releases a few MiB of pages at a time keeps reusing its own, so two such threads neither take
+     * turns on the shared pool nor pass pages (and their cache lines) to each other. Cached pages
+     * count as used in the budget; a request the budget refuses drains every cache before it fails.
+     */
+    private static final long MAGAZINE_BYTES = 4L << 20;
+    /** Pages a thread's cache holds, at least and at most, whatever {@link #MAGAZINE_BYTES} says. */
+    private static final int MAGAZINE_MIN_PAGES = 2;
+    private static final int MAGAZINE_MAX_PAGES = 256;
+    /** Pages an empty cache takes from the pool when a single page is asked for. */
+    private static final int MAGAZINE_BATCH = 8;
+    /** Pages {@link #release(Collection)} gives back to the pool at once, at most. */
+    private static final int RELEASE_BATCH = 256;
     /** Slots of the table that finds a thread's cache by thread id; a power of two. */
     private static final int MAGAZINE_TABLE_SIZE = 64;
     private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
+    /** Pages a manager can hold: the slot table (one entry per page, plus padding) must fit a Java array. */
+    private static final int MAX_PAGES = Integer.MAX_VALUE - 64;
     /** 16 compressed references fill a 64-byte cache line. */
     private static final int STATE_SPREAD_SHIFT = 4;
+    /** Pages from this size up have a cache line of the slot table each (see {@link #stateIndex}). */
+    private static final int OWN_LINE_MIN_PAGE_SIZE = 16 * 1024;
     private static final int STATE_SPREAD = 1 << STATE_SPREAD_SHIFT;
 
     private final String name;
@@ -169,6 +184,8 @@ public final class MemoryManager implements AutoCloseable {
      * allocate + release. Threads whose index is taken by another live thread use the ThreadLocal.
      */
     private final Magazine[] magazineTable = new Magazine[MAGAZINE_TABLE_SIZE];
+    /** Pages each thread's cache holds at most: {@link #MAGAZINE_BYTES}, within its bounds and a quarter of all pages. */
+    private final int magazineCapacity;
     private final Set<Magazine> allMagazines = ConcurrentHashMap.newKeySet();
     private final ThreadLocal<int[]> spillDepth = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -194,16 +211,24 @@ public final class MemoryManager implements AutoCloseable {
         this.budget = b.parentBudget != null ? b.parentBudget.child(name, total, total)
                 : Budget.root(name, total, leakReporter);
         long stateLength = Math.max(STATE_SPREAD, Long.highestOneBit(Math.max(1, totalPages) - 1L) << 1);
-        if (stateLength > 1 << 30) {
+        long ownLinesLength = (long) totalPages << STATE_SPREAD_SHIFT;
+        if (pageSize >= OWN_LINE_MIN_PAGE_SIZE && ownLinesLength <= MAX_PAGES) {
+            // a cache line per slot: threads that each hold many pages never share a line of the table
+            this.slotState = new Object[(int) ownLinesLength + 2 * STATE_SPREAD];
+            this.stateLowBits = 31;
+            this.stateLowMask = Integer.MAX_VALUE;
+        } else if (stateLength > 1 << 30) {
             // beyond 2^30 pages a power-of-two table would not fit an array: no spreading
-            this.slotState = new Object[totalPages];
+            this.slotState = new Object[totalPages + 2 * STATE_SPREAD];
             this.stateLowBits = 0;
             this.stateLowMask = 0;
         } else {
-            this.slotState = new Object[(int) stateLength];
+            this.slotState = new Object[(int) stateLength + 2 * STATE_SPREAD];
             this.stateLowBits = Long.numberOfTrailingZeros(stateLength) - STATE_SPREAD_SHIFT;
             this.stateLowMask = (1 << stateLowBits) - 1;
         }
+        this.magazineCapacity = Math.clamp(Math.min(MAGAZINE_BYTES >>> pageShift, totalPages / 4),
+                MAGAZINE_MIN_PAGES, MAGAZINE_MAX_PAGES);
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
         this.heapArrays = type == MemoryType.HEAP ? new byte[totalPages][] : null;
         this.releasedHeapArrays = type == MemoryType.HEAP ? new WeakHashMap<>() : null;
@@ -289,16 +314,7 @@ public final class MemoryManager implements AutoCloseable {
                     usedBytes(), List.of());
         }
         int[] slots = new int[count];
-        int taken = 0;
-        if (magazine != null) {
-            while (taken < count) {
-                int slot = magazine.take();
-                if (slot < 0) {
-                    break;
-                }
-                slots[taken++] = slot;
-            }
-        }
+        int taken = magazine != null ? magazine.takeAll(slots, count) : 0;
         if (taken < count) {
             int[] fromPool;
             try {
@@ -329,9 +345,22 @@ public final class MemoryManager implements AutoCloseable {
      *                                  the page stays allocated
      */
     public void release(MemorySegment page) {
+        int slot = revokeForRelease(page);
+        if (slot >= 0) {
+            recycle(slot);
+        }
+    }
+
+    /**
+     * The checks and the revocation of {@link #release(MemorySegment)}, without giving the slot back.
+     *
+     * @return the slot, now no longer leased, for the caller to recycle; -1 when there is nothing to
+     *         recycle (the manager is closed, or the page was quarantined and is recycled already)
+     */
+    private int revokeForRelease(MemorySegment page) {
         Objects.requireNonNull(page, "page");
         if (closed) {
-            return;
+            return -1;
         }
         int slot = slotOf(page);
         if (!(SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease)
@@ -340,7 +369,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         if (lease.isQuarantined()) {
             releaseQuarantined(slot, lease);
-            return;
+            return -1;
         }
         if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             throw alreadyReleased(page, slot);
@@ -352,7 +381,7 @@ public final class MemoryManager implements AutoCloseable {
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
                     + lease.thread.getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
-        recycle(slot);
+        return slot;
     }
 
     /**
@@ -367,8 +396,23 @@ public final class MemoryManager implements AutoCloseable {
      */
     public void release(Collection<MemorySegment> pages) {
         Objects.requireNonNull(pages, "pages");
-        for (MemorySegment page : pages) {
-            release(page);
+        // Slots go back in batches: the thread's cache first, the rest to the pool and the budget with
+        // one update each, so that threads releasing many pages at once do not take turns on the pool.
+        int[] released = new int[Math.clamp(pages.size(), 1, RELEASE_BATCH)];
+        int count = 0;
+        try {
+            for (MemorySegment page : pages) {
+                int slot = revokeForRelease(page);
+                if (slot >= 0) {
+                    released[count++] = slot;
+                    if (count == released.length) {
+                        recycleAll(released, count);
+                        count = 0;
+                    }
+                }
+            }
+        } finally {
+            recycleAll(released, count);
         }
     }
 
@@ -651,17 +695,22 @@ public final class MemoryManager implements AutoCloseable {
     /** Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool. */
     private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count) {
         int extra = 0;
-        if (magazine != null && count == 1 && budget.tryReserve((long) MAGAZINE_BATCH << pageShift)) {
-            extra = MAGAZINE_BATCH - 1;
+        int batch = Math.min(MAGAZINE_BATCH, magazineCapacity);
+        if (magazine != null && count == 1 && budget.tryReserve((long) batch << pageShift)) {
+            extra = batch - 1;
         } else {
             reserveOrSpill(record, (long) count << pageShift, count + (count == 1 ? " page" : " pages"));
         }
         int[] slots = new int[count];
-        for (int i = 0; i < count; i++) {
+        for (int i = freeSlots.popAll(slots, 0, count); i < count; i++) {
             slots[i] = popFreeSlot();
         }
-        for (int i = 0; i < extra; i++) {
-            magazine.put(popFreeSlot());
+        if (extra > 0) {
+            int[] refill = new int[extra];
+            for (int i = freeSlots.popAll(refill, 0, extra); i < extra; i++) {
+                refill[i] = popFreeSlot();
+            }
+            magazine.putAll(refill, extra);
         }
         return slots;
     }
@@ -713,11 +762,19 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
-     * Where a slot's state lives: the slot number with its low bits moved up, a permutation of the
-     * (power-of-two) table in which slot s and s + 1 are 16 entries apart.
+     * Where a slot's state lives, past 16 unused entries. Those keep every slot off the cache line of
+     * the array's header, which each access reads (length for the bounds check, class for the type
+     * check): a slot there made two threads that allocate and release pages each slow the other down.
+     * 16 unused entries at the end do the same for the object that follows the array.
+     *
+     * <p>With pages of {@link #OWN_LINE_MIN_PAGE_SIZE} or more, each slot has a cache line of the table
+     * to itself (16 entries, 64 bytes: at most 0.4% of the page). With smaller pages, whose table would
+     * cost too much heap that way, the index is the slot number with its low bits moved up: a
+     * permutation of the (power-of-two) table in which slot s and s + 1 are 16 entries apart, so that
+     * threads holding a page or two each do not share a line; threads holding many pages each do.
      */
     private int stateIndex(int slot) {
-        return ((slot & stateLowMask) << STATE_SPREAD_SHIFT) | (slot >>> stateLowBits);
+        return STATE_SPREAD + (((slot & stateLowMask) << STATE_SPREAD_SHIFT) | (slot >>> stateLowBits));
     }
 
     /** Finds the slot of a page, or throws IllegalArgumentException if it is not one of ours. */
@@ -785,6 +842,23 @@ public final class MemoryManager implements AutoCloseable {
                 throw e;
             }
             // The only thread that could reach this segment has ended: nobody can access it any more.
+        }
+    }
+
+    /** Returns released slots to the caller's cache and the rest to the pool, with their budget. */
+    private void recycleAll(int[] slots, int count) {
+        if (type == MemoryType.HEAP) {
+            for (int i = 0; i < count; i++) {
+                recycle(slots[i]);
+            }
+            return;
+        }
+        Magazine magazine = magazine();
+        int cached = magazine == null ? 0 : magazine.putAll(slots, count);
+        int pooled = count - cached;
+        if (pooled > 0) {
+            freeSlots.pushAll(slots, cached, pooled);
+            budget.release((long) pooled << pageShift);
         }
     }
 
@@ -868,10 +942,8 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     private void returnSlots(int[] slots, int count) {
-        for (int i = 0; i < count; i++) {
-            freeSlots.push(slots[i]);
-        }
         if (count > 0) {
+            freeSlots.pushAll(slots, 0, count);
             budget.release((long) count << pageShift);
         }
     }
@@ -1043,7 +1115,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         Magazine magazine = magazines.get();
         if (magazine == null) {
-            magazine = new Magazine(thread);
+            magazine = new Magazine(thread, magazineCapacity);
             magazines.set(magazine);
             allMagazines.add(magazine);
         }
@@ -1241,19 +1313,33 @@ public final class MemoryManager implements AutoCloseable {
      * takes and puts; another thread may drain it, so access is under its monitor, which is
      * uncontended on the fast path.
      */
-    private static final class Magazine {
+    private static final class Magazine extends MagazineFields {
+        // A cache line after the fields: the JVM lays out a subclass's fields after its superclass's.
+        @SuppressWarnings("unused")
+        private long q0, q1, q2, q3, q4, q5, q6, q7;
+
+        Magazine(Thread thread, int capacity) {
+            super(thread, capacity);
+        }
+    }
+
+    /** The fields and operations of {@link Magazine}, between two cache lines of padding. */
+    private abstract static class MagazineFields extends MagazinePadding {
         private static final VarHandle LOCKED;
+        /** Ints between the slots and whatever lies next to the array (see {@link MagazinePadding}). */
+        private static final int SLOTS_OFFSET = 16;
 
         static {
             try {
-                LOCKED = MethodHandles.lookup().findVarHandle(Magazine.class, "locked", int.class);
+                LOCKED = MethodHandles.lookup().findVarHandle(MagazineFields.class, "locked", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
 
         final Thread thread;
-        final int[] slots = new int[MAGAZINE_CAPACITY];
+        final int capacity;
+        final int[] slots;
         int count;
         Object lastOwner;
         OwnerRecord lastRecord;
@@ -1264,14 +1350,16 @@ public final class MemoryManager implements AutoCloseable {
         @SuppressWarnings("unused") // accessed through LOCKED
         private volatile int locked;
 
-        Magazine(Thread thread) {
+        MagazineFields(Thread thread, int capacity) {
             this.thread = thread;
+            this.capacity = capacity;
+            this.slots = new int[capacity + 2 * SLOTS_OFFSET];
         }
 
         int take() {
             lock();
             try {
-                return count == 0 ? -1 : slots[--count];
+                return count == 0 ? -1 : slots[SLOTS_OFFSET + --count];
             } finally {
                 unlock();
             }
@@ -1281,11 +1369,39 @@ public final class MemoryManager implements AutoCloseable {
         boolean put(int slot) {
             lock();
             try {
-                if (count == MAGAZINE_CAPACITY) {
+                if (count == capacity) {
                     return false;
                 }
-                slots[count++] = slot;
+                slots[SLOTS_OFFSET + count++] = slot;
                 return true;
+            } finally {
+                unlock();
+            }
+        }
+
+        /** Takes up to {@code max} cached slots into {@code into[0..]}. @return how many */
+        int takeAll(int[] into, int max) {
+            lock();
+            try {
+                int n = Math.min(max, count);
+                for (int i = 0; i < n; i++) {
+                    into[i] = slots[SLOTS_OFFSET + --count];
+                }
+                return n;
+            } finally {
+                unlock();
+            }
+        }
+
+        /** Caches {@code from[0..]} while there is room. @return how many, the first ones of {@code from} */
+        int putAll(int[] from, int n) {
+            lock();
+            try {
+                int put = Math.min(n, capacity - count);
+                for (int i = 0; i < put; i++) {
+                    slots[SLOTS_OFFSET + count++] = from[i];
+                }
+                return put;
             } finally {
                 unlock();
             }
@@ -1296,7 +1412,7 @@ public final class MemoryManager implements AutoCloseable {
             try {
                 int drained = count;
                 while (count > 0) {
-                    pool.push(slots[--count]);
+                    pool.push(slots[SLOTS_OFFSET + --count]);
                 }
                 return drained;
             } finally {
@@ -1322,6 +1438,16 @@ public final class MemoryManager implements AutoCloseable {
         private void unlock() {
             LOCKED.setRelease(this, 0);
         }
+    }
+
+    /**
+     * A cache line before a {@link Magazine}'s fields (the JVM lays out a superclass's fields first):
+     * the collector may copy two threads' magazines next to each other, and two threads writing one
+     * cache line would each be slower than one thread alone.
+     */
+    private abstract static class MagazinePadding {
+        @SuppressWarnings("unused")
+        private long p0, p1, p2, p3, p4, p5, p6, p7;
     }
 
     /** The JMX view; reads only. */
@@ -1679,9 +1805,9 @@ public final class MemoryManager implements AutoCloseable {
             } else {
                 throw new IllegalStateException("no size: call totalSize, totalSizeFractionOfHeap or totalSizeFractionOfPhysicalMemory");
             }
-            if (total / pageSize > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("total size " + total + " is more than 2^31-1 pages of " + pageSize
-                        + " bytes; use larger pages");
+            if (total / pageSize > MAX_PAGES) {
+                throw new IllegalArgumentException("total size " + total + " is more than " + MAX_PAGES + " pages of "
+                        + pageSize + " bytes; use larger pages");
             }
             if (type == MemoryType.MAPPED && mappedFile == null) {
                 throw new IllegalArgumentException("memory type MAPPED needs a file: call mappedFile(path)");

@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -157,6 +159,51 @@ abstract class MemoryManagerConformanceTest {
         assertThat(mm.usedPages()).as("the first released, the second refused, the third untouched").isEqualTo(1);
         mm.release(pages.get(2));
         assertThat(mm.usedPages()).isZero();
+    }
+
+    /**
+     * More pages than a release batch and than a thread's cache, released in one call, all come back:
+     * the next thread gets every one of them, each once. 4 KiB pages use the spread slot table,
+     * 32 KiB pages the one with a cache line per slot.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {4096, 32768})
+    void manyPagesReleasedAtOnceAllComeBack(int pageSize) throws InterruptedException {
+        int pages = 600;
+        MemoryManager mm = newManager(pages, b -> b.pageSize(pageSize).totalSize((long) pages * pageSize));
+        List<MemorySegment> all = mm.allocatePages("a", pages);
+        assertThat(distinctAddresses(all)).isEqualTo(pages);
+        for (int i = 0; i < pages; i++) {
+            all.get(i).set(ValueLayout.JAVA_INT_UNALIGNED, pageSize - Integer.BYTES, i);
+        }
+        mm.release(all);
+        assertThat(mm.usedPages()).isZero();
+        assertThat(mm.freePages()).isEqualTo(pages);
+        if (revocable()) {
+            assertThatThrownBy(() -> all.getLast().get(ValueLayout.JAVA_INT, 0)).isInstanceOf(IllegalStateException.class);
+        }
+        AtomicInteger distinct = new AtomicInteger();
+        assertThat(inOtherThread(() -> {
+            List<MemorySegment> again = mm.allocatePages("b", pages);
+            distinct.set(distinctAddresses(again));
+            mm.release(again.subList(0, pages / 2));
+            mm.release(again.subList(pages / 2, pages));
+        })).isNull();
+        assertThat(distinct.get()).isEqualTo(pages);
+        assertThat(mm.usedPages()).isZero();
+        // this thread's cache and the pool together still hold every page
+        assertThat(mm.allocatePages("c", pages)).hasSize(pages);
+        assertThat(mm.usedBytes()).isEqualTo(mm.totalBytes());
+    }
+
+    /** Distinct pages by where they are: the address of a native page, the array of a heap page. */
+    private static int distinctAddresses(List<MemorySegment> pages) {
+        Set<Object> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Long> addresses = new java.util.HashSet<>();
+        for (MemorySegment page : pages) {
+            page.heapBase().ifPresentOrElse(arrays::add, () -> addresses.add(page.address()));
+        }
+        return arrays.size() + addresses.size();
     }
 
     @Test

@@ -53,6 +53,60 @@ public final class SlotStack {
         } while (!HEAD.weakCompareAndSet(this, current, pack(version(current) + 1, slot)));
     }
 
+    /**
+     * Pushes {@code count} slots that are not in the stack with one compare-and-set: the slots are
+     * linked to each other first, and only the last link changes while other threads push and pop.
+     * {@code slots[from]} ends on top.
+     *
+     * @param slots the slot numbers, distinct
+     * @param from  index of the first slot in {@code slots}
+     * @param count how many; 0 does nothing
+     */
+    public void pushAll(int[] slots, int from, int count) {
+        if (count <= 0) {
+            return;
+        }
+        for (int i = from; i < from + count - 1; i++) {
+            NEXT.setRelease(next, slots[i], slots[i + 1]);
+        }
+        int first = slots[from];
+        int last = slots[from + count - 1];
+        long current;
+        do {
+            current = (long) HEAD.getVolatile(this);
+            NEXT.setRelease(next, last, (int) current);
+        } while (!HEAD.weakCompareAndSet(this, current, pack(version(current) + 1, first)));
+    }
+
+    /**
+     * Pops up to {@code count} slots with one compare-and-set. The links walked between reading the
+     * head and setting it are consistent whenever the set succeeds: a link changes only when its
+     * slot is pushed, which needs a pop of that slot first, and each of both bumps the version.
+     *
+     * @param into  where the popped slots go
+     * @param from  index in {@code into} of the first
+     * @param count how many at most
+     * @return how many were popped: {@code count}, or fewer when the stack held fewer
+     */
+    public int popAll(int[] into, int from, int count) {
+        long current;
+        int taken;
+        int top;
+        do {
+            current = (long) HEAD.getVolatile(this);
+            top = (int) current;
+            taken = 0;
+            while (taken < count && top != EMPTY) {
+                into[from + taken++] = top;
+                top = (int) NEXT.getAcquire(next, top);
+            }
+            if (taken == 0) {
+                return 0;
+            }
+        } while (!HEAD.weakCompareAndSet(this, current, pack(version(current) + 1, top)));
+        return taken;
+    }
+
     /** @return the slot on top, removed, or -1 when empty */
     public int pop() {
         long current;
