@@ -77,12 +77,12 @@ import java.util.function.Consumer;
  * own dead array; it never sees another owner's bytes.
  *
  * <h2>Threading and cost</h2>
- * All methods are thread-safe. Each platform thread keeps a few free pages in a private cache, so
- * threads that allocate and release at the same time do not contend on one counter; the cache is
- * drained back whenever a request would otherwise fail. Allocate and release take no shared lock:
- * only the calling thread's own cache lock, which another thread touches only while draining. Two
- * threads sharing one manager do not yet scale under G1 (see docs/memory.md); give each its own
- * manager where that matters.
+ * All methods are thread-safe. Each platform thread keeps up to 4 MiB of free pages in a private
+ * cache, so threads that allocate and release at the same time neither contend on one counter nor
+ * pass pages to each other; the caches are drained back whenever a request would otherwise fail.
+ * Allocate and release take no shared lock: only the calling thread's own cache lock, which another
+ * thread touches only while draining. Two threads sharing one manager reach about 1.9x one
+ * thread's throughput (docs/memory.md).
  *
  * <h2>Observability</h2>
  * A {@link MemoryManagerMXBean} is registered under {@code dev.offheap:type=MemoryManager,name=...}
