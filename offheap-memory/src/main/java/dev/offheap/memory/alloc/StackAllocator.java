@@ -124,7 +124,8 @@ public final class StackAllocator implements AutoCloseable {
         s.seqAtDepth[depth] = seq;
         s.depth = depth;
         // the frame is not stored anywhere (outside FULL mode), so escape analysis can remove it
-        Frame frame = new Frame(s, s.chunkIndex, s.offset, depth, seq);
+        Frame frame = new Frame(s, s.chunkIndex, s.offset, depth, seq, s.top);
+        s.top = seq;
         if (debug == DebugMode.FULL) {
             frame.own = Arena.ofConfined();
             frame.pushSite = AllocationTracker.site();
@@ -234,6 +235,7 @@ public final class StackAllocator implements AutoCloseable {
             }
             s = new ThreadStack(t);
             s.addChunk(stackSize);
+            s.useChunk(0);
             stacks.add(s);
             if (++stacksCreated % SWEEP_EVERY_NEW_STACKS == 0) {
                 for (int i = stacks.size() - 1; i >= 0; i--) {
@@ -267,19 +269,36 @@ public final class StackAllocator implements AutoCloseable {
         MemorySegment[] chunks = new MemorySegment[2];
         int chunkCount;
         int chunkIndex;
+        /** {@code chunks[chunkIndex]} and its size, kept so that allocation reads two fields, not the array. */
+        MemorySegment chunk;
+        long limit;
         long offset;
         int depth;
         /** Pushes so far; each frame's number, so a frame knows whether it is still open. */
         long pushes;
+        /** The number of the innermost open frame, 0 when none: one comparison tells a frame it may allocate. */
+        long top;
         /** The number of the open frame at each depth (index 0 unused). */
         long[] seqAtDepth = new long[16];
         /** FULL mode only: the open frames, whose scopes an out-of-order close must close. */
         Frame[] openFrames;
         long bytes;
-        volatile boolean freed;
+        /**
+         * Set by the allocator's close, which may run on another thread. Deliberately not volatile: a
+         * volatile read on every push and allocation cost about 1 ns of 8. If the owner thread has not
+         * seen it yet, what it allocates lies in the stack's arena, which close() closes, so every
+         * access through it throws IllegalStateException all the same; nothing reads freed memory.
+         */
+        boolean freed;
 
         ThreadStack(Thread thread) {
             this.thread = thread;
+        }
+
+        void useChunk(int index) {
+            chunkIndex = index;
+            chunk = chunks[index];
+            limit = chunk.byteSize();
         }
 
         void openFrame(Frame frame) {
@@ -320,7 +339,7 @@ public final class StackAllocator implements AutoCloseable {
             long need = size + Math.max(0, alignment - CHUNK_ALIGNMENT);
             for (int i = chunkIndex + 1; i < chunkCount; i++) {
                 if (chunks[i].byteSize() >= need) {
-                    chunkIndex = i;
+                    useChunk(i);
                     return 0;
                 }
             }
@@ -330,7 +349,7 @@ public final class StackAllocator implements AutoCloseable {
             MemorySegment added = chunks[chunkCount - 1];
             System.arraycopy(chunks, chunkIndex + 1, chunks, chunkIndex + 2, chunkCount - 1 - (chunkIndex + 1));
             chunks[chunkIndex + 1] = added;
-            chunkIndex++;
+            useChunk(chunkIndex + 1);
             return 0;
         }
     }
@@ -345,15 +364,19 @@ public final class StackAllocator implements AutoCloseable {
         private final long savedOffset;
         private final int depth;
         private final long seq;
+        /** The number of the frame this one was pushed on, the thread's innermost again once this one closes. */
+        private final long parentSeq;
         private Arena own;
         private Throwable pushSite;
 
-        private Frame(StackAllocator.ThreadStack stack, int savedChunk, long savedOffset, int depth, long seq) {
+        private Frame(StackAllocator.ThreadStack stack, int savedChunk, long savedOffset, int depth, long seq,
+                      long parentSeq) {
             this.stack = stack;
             this.savedChunk = savedChunk;
             this.savedOffset = savedOffset;
             this.depth = depth;
             this.seq = seq;
+            this.parentSeq = parentSeq;
         }
 
         /** Open: not closed, and not popped by the close of a frame outside it. Owner thread only. */
@@ -422,16 +445,16 @@ public final class StackAllocator implements AutoCloseable {
             if (Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
-            if (s.depth != depth || s.seqAtDepth[depth] != seq || s.freed) {
+            if (s.top != seq || s.freed) {
                 throw notInnermost();
             }
             Checks.sizeAndAlignment(byteSize, byteAlignment);
-            MemorySegment chunk = s.chunks[s.chunkIndex];
+            MemorySegment chunk = s.chunk;
             long start = byteAlignment <= CHUNK_ALIGNMENT ? (s.offset + byteAlignment - 1) & -byteAlignment
                     : ((chunk.address() + s.offset + byteAlignment - 1) & -byteAlignment) - chunk.address();
-            if (start + byteSize > chunk.byteSize() || start + byteSize < 0) {
+            if (start + byteSize > s.limit || start + byteSize < 0) {
                 s.offset = s.grow(byteSize, byteAlignment);
-                chunk = s.chunks[s.chunkIndex];
+                chunk = s.chunk;
                 start = ((chunk.address() + byteAlignment - 1) & -byteAlignment) - chunk.address();
             }
             s.offset = start + byteSize;
@@ -475,6 +498,16 @@ public final class StackAllocator implements AutoCloseable {
             if (Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
+            if (s.top == seq && own == null) {
+                // the innermost frame, without a scope of its own: the common case
+                if (s.chunkIndex != savedChunk) {
+                    s.useChunk(savedChunk);
+                }
+                s.offset = savedOffset;
+                s.depth = depth - 1;
+                s.top = parentSeq;
+                return;
+            }
             if (!isOpen()) {
                 return;
             }
@@ -484,9 +517,12 @@ public final class StackAllocator implements AutoCloseable {
                     s.openFrames[d].closeScope();
                 }
             }
-            s.chunkIndex = savedChunk;
+            if (s.chunkIndex != savedChunk) {
+                s.useChunk(savedChunk);
+            }
             s.offset = savedOffset;
             s.depth = depth - 1;
+            s.top = parentSeq;
             closeScope();
             if (innerOpen > 0) {
                 throw new IllegalStateException("frame " + depth + " was closed while " + innerOpen
