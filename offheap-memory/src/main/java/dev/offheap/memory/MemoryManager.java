@@ -213,7 +213,8 @@ public final class MemoryManager implements AutoCloseable {
         long stateLength = Math.max(STATE_SPREAD, Long.highestOneBit(Math.max(1, totalPages) - 1L) << 1);
         long ownLinesLength = (long) totalPages << STATE_SPREAD_SHIFT;
         if (pageSize >= OWN_LINE_MIN_PAGE_SIZE && ownLinesLength <= MAX_PAGES) {
-            // a cache line per slot: threads that each hold many pages never share a line of the table
+            // a cache line per slot: threads that each hold many pages never share a line of the table;
+            // with these bits stateIndex's permutation reduces to slot << STATE_SPREAD_SHIFT
             this.slotState = new Object[(int) ownLinesLength + 2 * STATE_SPREAD];
             this.stateLowBits = 31;
             this.stateLowMask = Integer.MAX_VALUE;

@@ -74,10 +74,11 @@ final class Shard {
     private static final int OPTIMISTIC_CHAIN_LIMIT = 64;
     /** Referenced heads one look at a queue moves to its tail at most (see {@link #coldHead}). */
     private static final int MAX_SECOND_CHANCES = 64;
-    /** Tries for a held write lock before queueing for it (see {@link #writeLockAfterSpinning}): a few microseconds. */
+    /**
+     * Tries for a held lock before queueing for it, writers and readers alike (see
+     * {@link #writeLockAfterSpinning} and {@link #lockRead}): about 3 microseconds.
+     */
     private static final int LOCK_SPINS = 128;
-    /** Tries for a read lock a writer holds before queueing for it (see {@link #lockRead}). */
-    private static final int READ_LOCK_SPINS = 128;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
     /** A key's bytes read a long at a time, in the order the region's longs are read (native). */
@@ -194,25 +195,21 @@ final class Shard {
      * (the 90/10 mix at 1,000,000 x 100 B) readers that queued at once reached 1.05-1.28M operations/s
      * and readers that spin 1.46-1.49M (alternating two-fork runs). With more threads than cores a
      * spinning reader takes CPU a writer may need: an earlier version whose readers spun cost offheap
-     * compare's 10 threads on 2 cores throughput (90k requests/s against 108-119k). This bounded spin
-     * measured 125k against 125k requests/s there (off-heap) and 39k against 42k (off-heap-copy), one
-     * run each.
+     * compare's 10 threads on 2 cores throughput (90k requests/s against 108-119k). With this bounded
+     * spin, two alternating runs each gave 137k and 125k against 124k and 118k requests/s there
+     * (off-heap), 39.6k and 39.5k against 37.9k and 37.1k (off-heap-copy), p99 alike (docs/cache.md).
      */
     long lockRead() {
         if (writer == Thread.currentThread()) {
             throw new IllegalStateException(
                     "the cache was used from inside compute's function or a serializer running under its lock");
         }
-        long stamp = lock.tryReadLock();
-        if (stamp != 0) {
-            return stamp;
-        }
-        for (int spin = 0; spin < READ_LOCK_SPINS; spin++) {
-            Thread.onSpinWait();
-            stamp = lock.tryReadLock();
+        for (int spin = 0; spin < LOCK_SPINS; spin++) {
+            long stamp = lock.tryReadLock();
             if (stamp != 0) {
                 return stamp;
             }
+            Thread.onSpinWait();
         }
         return lock.readLock();
     }

@@ -498,21 +498,12 @@ public final class StackAllocator implements AutoCloseable {
             if (Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
-            if (s.top == seq && own == null) {
-                // the innermost frame, without a scope of its own: the common case
-                if (s.chunkIndex != savedChunk) {
-                    s.useChunk(savedChunk);
-                }
-                s.offset = savedOffset;
-                s.depth = depth - 1;
-                s.top = parentSeq;
-                return;
-            }
-            if (!isOpen()) {
+            // the innermost frame (the common case) is open without the depth and array checks
+            if (s.top != seq && !isOpen()) {
                 return;
             }
             int innerOpen = s.depth - depth;
-            if (s.openFrames != null) {
+            if (innerOpen > 0 && s.openFrames != null) {
                 for (int d = s.depth; d > depth; d--) {
                     s.openFrames[d].closeScope();
                 }
