@@ -41,7 +41,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * pays for keys, headers, table and sketch too. {@code caffeineEqualEntries} separates the policy from that
  * footprint: a Caffeine limited to as many entries as an offheap W-TinyLFU cache of the same capacity holds
  * when full ({@link Replay#offheapEntries}). Its hit ratio against {@code offheapTinyLfu}'s compares the two
- * eviction policies alone.
+ * eviction policies alone. {@code caffeineEqualMemory} goes the other way: a Caffeine limited to as many
+ * entries as fit in the same bytes of heap ({@link Replay#caffeineEqualMemoryEntries}), its own nodes, keys,
+ * values and tables counted, as a user who gives either cache the same memory would see them.
  *
  * <p>Goal checked: offheap W-TinyLFU within 1 percentage point of Caffeine on both streams.
  */
@@ -71,6 +73,11 @@ public class HitRatioBenchmark {
         long capacityBytes;
         /** Entries an offheap W-TinyLFU cache of {@link #capacityBytes} holds when full, measured at setup. */
         long offheapEntries;
+        /**
+         * Entries a Caffeine holds in {@link #capacityBytes} of heap: the capacity divided by the heap a full
+         * Caffeine takes per entry, measured at setup ({@link #caffeineHeapBytesPerEntry}).
+         */
+        long caffeineEqualMemoryEntries;
 
         /** Makes the stream and its keys. */
         @Setup(Level.Trial)
@@ -86,6 +93,31 @@ public class HitRatioBenchmark {
             // a sixth of the keyspace's value bytes, and at least 1 MiB so that the smallest runs have room
             capacityBytes = Math.max(1L << 20, (long) keyspace * VALUE_BYTES / 6);
             offheapEntries = entriesWhenFull(capacityBytes, value);
+            caffeineEqualMemoryEntries = Math.max(1, (long) (capacityBytes / caffeineHeapBytesPerEntry(capacityBytes)));
+        }
+
+        /**
+         * Fills a Caffeine bounded to {@code capacityBytes / VALUE_BYTES} entries with that many distinct keys,
+         * each a {@code Long} and a value array of its own, as a cache that loaded them holds them, and measures
+         * the heap it retains per entry (after full collections, before and after).
+         */
+        private static double caffeineHeapBytesPerEntry(long capacityBytes) {
+            int entries = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / VALUE_BYTES);
+            long before = ProcessMemory.heapUsedAfterGc();
+            Cache<Long, byte[]> cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(entries)
+                    .executor(Runnable::run).build();
+            for (int i = 0; i < entries; i++) {
+                cache.put(-1L - i, new byte[VALUE_BYTES]);
+            }
+            cache.cleanUp();
+            long after = ProcessMemory.heapUsedAfterGc();
+            double perEntry = (double) (after - before) / cache.estimatedSize();
+            java.lang.ref.Reference.reachabilityFence(cache);
+            if (perEntry < VALUE_BYTES) {
+                throw new IllegalStateException("a Caffeine entry of " + VALUE_BYTES + " value bytes measured "
+                        + perEntry + " bytes of heap: the heap measurement failed");
+            }
+            return perEntry;
         }
 
         /** Fills a fresh offheap cache with twice as many distinct keys as its value bytes could hold. */
@@ -133,6 +165,19 @@ public class HitRatioBenchmark {
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
             cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(replay.offheapEntries)
+                    .executor(Runnable::run).build();
+        }
+    }
+
+    /** A fresh Caffeine per replay, limited to the entries that fit in the capacity's bytes of heap. */
+    @State(Scope.Thread)
+    public static class FreshCaffeineEqualMemory {
+        Cache<Long, byte[]> cache;
+
+        /** @param replay the entry count */
+        @Setup(Level.Iteration)
+        public void setUp(Replay replay) {
+            cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(replay.caffeineEqualMemoryEntries)
                     .executor(Runnable::run).build();
         }
     }
@@ -243,6 +288,14 @@ public class HitRatioBenchmark {
     @Benchmark
     public long caffeineEqualEntries(Replay replay, FreshCaffeineEqualEntries fresh, Counters counters,
                                      BenchmarkParams params) {
+        long hits = replayCaffeine(replay, fresh.cache);
+        counters.report(hits, replay.indexes.length, params);
+        return hits;
+    }
+
+    @Benchmark
+    public long caffeineEqualMemory(Replay replay, FreshCaffeineEqualMemory fresh, Counters counters,
+                                    BenchmarkParams params) {
         long hits = replayCaffeine(replay, fresh.cache);
         counters.report(hits, replay.indexes.length, params);
         return hits;

@@ -304,6 +304,7 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 StringBuilder others = new StringBuilder();
                 for (String[] other : new String[][] {
                         {"caffeineEqualEntries", "Caffeine holding as many entries as offheap (the policies alone)"},
+                        {"caffeineEqualMemory", "Caffeine in as many bytes of heap, its own overhead counted"},
                         {"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"}, {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
                     find(cls, other[0], "stream", stream).map(r -> gc(r, "hitRatioPercent"))
                             .filter(OptionalDouble::isPresent)

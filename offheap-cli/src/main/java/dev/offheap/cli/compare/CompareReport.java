@@ -79,7 +79,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
     public List<String> ratioLines() {
         return perComparison((b, r) -> String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time "
                 + "%s, GC CPU %s, p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
-                fewer(b.gcCycles(), r.gcCycles(), ""), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
+                fewerCycles(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
                 fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
                 times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
     }
@@ -444,6 +444,27 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         double ratio = base / variant;
         return ratio >= 1 ? String.format(Locale.ROOT, "%.2fx fewer", ratio)
                 : String.format(Locale.ROOT, "%.2fx more", 1 / ratio);
+    }
+
+    /**
+     * A count below this is too small to give a ratio to within 10%: one cycle more or fewer moves it by
+     * more than that. The ratio line then says so, with the range one cycle either way gives.
+     */
+    static final long PRECISE_COUNT = 10;
+
+    /**
+     * {@link #fewer} for GC cycle counts, which are whole numbers: when the variant's count is below
+     * {@value #PRECISE_COUNT}, the ratio is set as much by counting as by the workload (2 cycles against 3
+     * is a 50% change), and the line gives the counts and the ratios one cycle more or fewer would give.
+     */
+    static String fewerCycles(long base, long variant) {
+        String ratio = fewer(base, variant, "");
+        if (base <= 0 || variant <= 0 || variant >= PRECISE_COUNT) {
+            return ratio;
+        }
+        String oneFewer = variant == 1 ? "none" : String.format(Locale.ROOT, "%.0fx", (double) base / (variant - 1));
+        return String.format(Locale.ROOT, "%s (%d against %d: a count this small sets the ratio's precision; one cycle more "
+                + "or fewer gives %.0fx or %s)", ratio, variant, base, (double) base / (variant + 1), oneFewer);
     }
 
     static String times(double variant, double base) {

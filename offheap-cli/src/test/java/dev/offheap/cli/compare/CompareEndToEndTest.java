@@ -193,6 +193,17 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void aCycleRatioOverASmallCountSaysHowFarOneCycleMovesIt() {
+        assertThat(CompareReport.fewerCycles(1143, 2)).isEqualTo("571.50x fewer (2 against 1143: a count this small "
+                + "sets the ratio's precision; one cycle more or fewer gives 381x or 1143x)");
+        assertThat(CompareReport.fewerCycles(900, 1)).endsWith("one cycle more or fewer gives 450x or none)");
+        // from ten cycles on, one more or fewer moves the ratio by 10% or less: the plain ratio
+        assertThat(CompareReport.fewerCycles(1000, 10)).isEqualTo("100.00x fewer");
+        assertThat(CompareReport.fewerCycles(1000, 0)).isEqualTo("none (on-heap 1000)");
+        assertThat(CompareReport.fewerCycles(5, 8)).startsWith("1.60x more (8 against 5");
+    }
+
+    @Test
     void theVerdictSaysWhetherOffHeapPaysAndWhatItCosts() throws Exception {
         VariantResult onHeap = result("on-heap", 1000, 40_000, 500);
         assertThat(CompareReport.verdict(onHeap, result("off-heap", 10, 50_000, 300)))
