@@ -477,7 +477,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private byte[] lookup(K key, boolean count) {
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         return lookupBytes(k, hash, count);
     }
 
@@ -522,7 +522,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Objects.requireNonNull(mappingFunction, "loader");
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         byte[] present = lookupBytes(k, hash, true);
         if (present != null) {
             return value(present);
@@ -590,7 +590,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Objects.requireNonNull(reader, "reader");
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         boolean counted = false;
         while (true) {
             Object result = readInPlace(k, hash, reader, !counted);
@@ -714,7 +714,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Objects.requireNonNull(reader, "reader");
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         Object result = readInPlace(k, hash, reader, true);
         return result == ABSENT ? null : cast(result);
     }
@@ -775,7 +775,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     public boolean containsKey(K key) {
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         try {
             return shard(hash).contains(hash, k, readClock());
         } catch (IllegalStateException e) {
@@ -891,7 +891,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // an entry with a time to live of its own has deadline fields: its header is the largest
             checkedEntrySize(maxHeaderBytes, k, v.byteSize());
         }
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
         try {
@@ -940,7 +940,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private byte[] update(K key, Update update) {
         byte[] k = keyBytes(key);
         checkOpen();
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
         byte[] result;
@@ -1070,7 +1070,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void invalidateBytes(byte[] k) {
-        long hash = Hashing.hash(MemorySegment.ofArray(k), 0, k.length);
+        long hash = Hashing.hash(k);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
         try {
@@ -1205,7 +1205,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             public boolean hasNext() {
                 while (next == null && cursor.hasNext()) {
                     byte[] k = cursor.next();
-                    byte[] v = lookupBytes(k, Hashing.hash(MemorySegment.ofArray(k), 0, k.length), false);
+                    byte[] v = lookupBytes(k, Hashing.hash(k), false);
                     if (v != null) {
                         next = new AbstractMap.SimpleImmutableEntry<>(key(k), value(v));
                     }
