@@ -47,6 +47,14 @@ final class Caches {
                 .build();
     }
 
+    /** A Caffeine bounded by its entry count, maintenance on the calling thread (deterministic evictions). */
+    static Cache<Long, byte[]> caffeineOfEntries(long maximumSize) {
+        return Caffeine.newBuilder()
+                .maximumSize(maximumSize)
+                .executor(Runnable::run)
+                .build();
+    }
+
     static OHCache<Long, byte[]> ohc(long capacityBytes, Eviction eviction, int maxEntryBytes) {
         return OHCacheBuilder.<Long, byte[]>newBuilder()
                 .keySerializer(LongSerializer.INSTANCE)

@@ -104,8 +104,7 @@ public class HitRatioBenchmark {
         private static double caffeineHeapBytesPerEntry(long capacityBytes) {
             int entries = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / VALUE_BYTES);
             long before = ProcessMemory.heapUsedAfterGc();
-            Cache<Long, byte[]> cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(entries)
-                    .executor(Runnable::run).build();
+            Cache<Long, byte[]> cache = Caches.caffeineOfEntries(entries);
             for (int i = 0; i < entries; i++) {
                 cache.put(-1L - i, new byte[VALUE_BYTES]);
             }
@@ -164,8 +163,7 @@ public class HitRatioBenchmark {
         /** @param replay the entry count */
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
-            cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(replay.offheapEntries)
-                    .executor(Runnable::run).build();
+            cache = Caches.caffeineOfEntries(replay.offheapEntries);
         }
     }
 
@@ -177,8 +175,7 @@ public class HitRatioBenchmark {
         /** @param replay the entry count */
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
-            cache = com.github.benmanes.caffeine.cache.Caffeine.newBuilder().maximumSize(replay.caffeineEqualMemoryEntries)
-                    .executor(Runnable::run).build();
+            cache = Caches.caffeineOfEntries(replay.caffeineEqualMemoryEntries);
         }
     }
 
