@@ -155,27 +155,34 @@ public class HitRatioBenchmark {
         }
     }
 
-    /** A fresh Caffeine per replay, limited to the entries offheap holds at the same capacity. */
-    @State(Scope.Thread)
-    public static class FreshCaffeineEqualEntries {
+    /** A fresh Caffeine per replay, bounded by an entry count; the subclasses choose the count. */
+    public abstract static class FreshCaffeineOfEntries {
         Cache<Long, byte[]> cache;
 
-        /** @param replay the entry count */
+        /** @param replay what the subclass reads its entry count from */
         @Setup(Level.Iteration)
         public void setUp(Replay replay) {
-            cache = Caches.caffeineOfEntries(replay.offheapEntries);
+            cache = Caches.caffeineOfEntries(entries(replay));
+        }
+
+        abstract long entries(Replay replay);
+    }
+
+    /** A fresh Caffeine per replay, limited to the entries offheap holds at the same capacity. */
+    @State(Scope.Thread)
+    public static class FreshCaffeineEqualEntries extends FreshCaffeineOfEntries {
+        @Override
+        long entries(Replay replay) {
+            return replay.offheapEntries;
         }
     }
 
     /** A fresh Caffeine per replay, limited to the entries that fit in the capacity's bytes of heap. */
     @State(Scope.Thread)
-    public static class FreshCaffeineEqualMemory {
-        Cache<Long, byte[]> cache;
-
-        /** @param replay the entry count */
-        @Setup(Level.Iteration)
-        public void setUp(Replay replay) {
-            cache = Caches.caffeineOfEntries(replay.caffeineEqualMemoryEntries);
+    public static class FreshCaffeineEqualMemory extends FreshCaffeineOfEntries {
+        @Override
+        long entries(Replay replay) {
+            return replay.caffeineEqualMemoryEntries;
         }
     }
 
@@ -264,7 +271,11 @@ public class HitRatioBenchmark {
     @Benchmark
     @Baseline
     public long caffeine(Replay replay, FreshCaffeine fresh, Counters counters, BenchmarkParams params) {
-        long hits = replayCaffeine(replay, fresh.cache);
+        return reported(replayCaffeine(replay, fresh.cache), replay, counters, params);
+    }
+
+    /** Reports a replay's hits to the counters, and returns them for JMH to consume. */
+    private static long reported(long hits, Replay replay, Counters counters, BenchmarkParams params) {
         counters.report(hits, replay.indexes.length, params);
         return hits;
     }
@@ -285,47 +296,35 @@ public class HitRatioBenchmark {
     @Benchmark
     public long caffeineEqualEntries(Replay replay, FreshCaffeineEqualEntries fresh, Counters counters,
                                      BenchmarkParams params) {
-        long hits = replayCaffeine(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayCaffeine(replay, fresh.cache), replay, counters, params);
     }
 
     @Benchmark
     public long caffeineEqualMemory(Replay replay, FreshCaffeineEqualMemory fresh, Counters counters,
                                     BenchmarkParams params) {
-        long hits = replayCaffeine(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayCaffeine(replay, fresh.cache), replay, counters, params);
     }
 
     @Benchmark
     public long offheapTinyLfu(Replay replay, FreshTinyLfu fresh, Counters counters, BenchmarkParams params) {
-        long hits = replayOffHeap(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayOffHeap(replay, fresh.cache), replay, counters, params);
     }
 
     @Benchmark
     public long offheapLru(Replay replay, FreshLru fresh, Counters counters, BenchmarkParams params) {
-        long hits = replayOffHeap(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayOffHeap(replay, fresh.cache), replay, counters, params);
     }
 
     @Benchmark
     @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
     public long ohcLru(Replay replay, FreshOhcLru fresh, Counters counters, BenchmarkParams params) {
-        long hits = replayOhc(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayOhc(replay, fresh.cache), replay, counters, params);
     }
 
     @Benchmark
     @Fork(value = Forks.COUNT, jvmArgsAppend = {Forks.HEAP_MIN, Forks.HEAP_MAX, Forks.OHC_UNSAFE})
     public long ohcTinyLfu(Replay replay, FreshOhcTinyLfu fresh, Counters counters, BenchmarkParams params) {
-        long hits = replayOhc(replay, fresh.cache);
-        counters.report(hits, replay.indexes.length, params);
-        return hits;
+        return reported(replayOhc(replay, fresh.cache), replay, counters, params);
     }
 
     private static long replayOffHeap(Replay replay, OffHeapCache<Long, byte[]> cache) {
