@@ -40,9 +40,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * <p>At equal bytes Caffeine holds more entries: it counts only the value bytes, while offheap's capacity
  * pays for keys, headers, table and sketch too. {@code caffeineEqualEntries} separates the policy from that
  * footprint: a Caffeine limited to as many entries as an offheap W-TinyLFU cache of the same capacity holds
- * when full ({@link Replay#offheapEntries}). Its hit ratio against {@code offheapTinyLfu}'s compares the two
+ * when full ({@link FreshCaffeineEqualEntries}). Its hit ratio against {@code offheapTinyLfu}'s compares the two
  * eviction policies alone. {@code caffeineEqualMemory} goes the other way: a Caffeine limited to as many
- * entries as fit in the same bytes of heap ({@link Replay#caffeineEqualMemoryEntries}), its own nodes, keys,
+ * entries as fit in the same bytes of heap ({@link FreshCaffeineEqualMemory}), its own nodes, keys,
  * values and tables counted, as a user who gives either cache the same memory would see them.
  *
  * <p>Goal checked: offheap W-TinyLFU within 1 percentage point of Caffeine on both streams.
@@ -71,13 +71,6 @@ public class HitRatioBenchmark {
         Long[] keys;
         byte[] value;
         long capacityBytes;
-        /** Entries an offheap W-TinyLFU cache of {@link #capacityBytes} holds when full, measured at setup. */
-        long offheapEntries;
-        /**
-         * Entries a Caffeine holds in {@link #capacityBytes} of heap: the capacity divided by the heap a full
-         * Caffeine takes per entry, measured at setup ({@link #caffeineHeapBytesPerEntry}).
-         */
-        long caffeineEqualMemoryEntries;
 
         /** Makes the stream and its keys. */
         @Setup(Level.Trial)
@@ -92,42 +85,6 @@ public class HitRatioBenchmark {
             value = new byte[VALUE_BYTES];
             // a sixth of the keyspace's value bytes, and at least 1 MiB so that the smallest runs have room
             capacityBytes = Math.max(1L << 20, (long) keyspace * VALUE_BYTES / 6);
-            offheapEntries = entriesWhenFull(capacityBytes, value);
-            caffeineEqualMemoryEntries = Math.max(1, (long) (capacityBytes / caffeineHeapBytesPerEntry(capacityBytes)));
-        }
-
-        /**
-         * Fills a Caffeine bounded to {@code capacityBytes / VALUE_BYTES} entries with that many distinct keys,
-         * each a {@code Long} and a value array of its own, as a cache that loaded them holds them, and measures
-         * the heap it retains per entry (after full collections, before and after).
-         */
-        private static double caffeineHeapBytesPerEntry(long capacityBytes) {
-            int entries = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / VALUE_BYTES);
-            long before = ProcessMemory.heapUsedAfterGc();
-            Cache<Long, byte[]> cache = Caches.caffeineOfEntries(entries);
-            for (int i = 0; i < entries; i++) {
-                cache.put(-1L - i, new byte[VALUE_BYTES]);
-            }
-            cache.cleanUp();
-            long after = ProcessMemory.heapUsedAfterGc();
-            double perEntry = (double) (after - before) / cache.estimatedSize();
-            java.lang.ref.Reference.reachabilityFence(cache);
-            if (perEntry < VALUE_BYTES) {
-                throw new IllegalStateException("a Caffeine entry of " + VALUE_BYTES + " value bytes measured "
-                        + perEntry + " bytes of heap: the heap measurement failed");
-            }
-            return perEntry;
-        }
-
-        /** Fills a fresh offheap cache with twice as many distinct keys as its value bytes could hold. */
-        private static long entriesWhenFull(long capacityBytes, byte[] value) {
-            try (OffHeapCache<Long, byte[]> cache = Caches.offheap(capacityBytes, EvictionPolicy.W_TINY_LFU)) {
-                long keys = 2 * capacityBytes / value.length;
-                for (long i = 0; i < keys; i++) {
-                    cache.put(-1 - i, value);
-                }
-                return cache.size();
-            }
         }
     }
 
@@ -155,34 +112,74 @@ public class HitRatioBenchmark {
         }
     }
 
-    /** A fresh Caffeine per replay, bounded by an entry count; the subclasses choose the count. */
+    /**
+     * A fresh Caffeine per replay, bounded by an entry count that the subclass measures once per fork: only
+     * the benchmark that uses the count pays for measuring it.
+     */
     public abstract static class FreshCaffeineOfEntries {
         Cache<Long, byte[]> cache;
+        private long entries;
 
-        /** @param replay what the subclass reads its entry count from */
-        @Setup(Level.Iteration)
-        public void setUp(Replay replay) {
-            cache = Caches.caffeineOfEntries(entries(replay));
+        /** @param replay the capacity the subclass derives its entry count from */
+        @Setup(Level.Trial)
+        public void measure(Replay replay) {
+            entries = Math.max(1, entries(replay.capacityBytes));
         }
 
-        abstract long entries(Replay replay);
+        /** Builds this replay's cache. */
+        @Setup(Level.Iteration)
+        public void setUp() {
+            cache = Caches.caffeineOfEntries(entries);
+        }
+
+        abstract long entries(long capacityBytes);
     }
 
-    /** A fresh Caffeine per replay, limited to the entries offheap holds at the same capacity. */
+    /**
+     * A fresh Caffeine per replay, limited to the entries offheap holds at the same capacity: those an
+     * offheap W-TinyLFU cache keeps after twice as many distinct keys as its value bytes could hold.
+     */
     @State(Scope.Thread)
     public static class FreshCaffeineEqualEntries extends FreshCaffeineOfEntries {
         @Override
-        long entries(Replay replay) {
-            return replay.offheapEntries;
+        long entries(long capacityBytes) {
+            try (OffHeapCache<Long, byte[]> full = Caches.offheap(capacityBytes, EvictionPolicy.W_TINY_LFU)) {
+                byte[] value = new byte[VALUE_BYTES];
+                long keys = 2 * capacityBytes / VALUE_BYTES;
+                for (long i = 0; i < keys; i++) {
+                    full.put(-1 - i, value);
+                }
+                return full.size();
+            }
         }
     }
 
-    /** A fresh Caffeine per replay, limited to the entries that fit in the capacity's bytes of heap. */
+    /**
+     * A fresh Caffeine per replay, limited to the entries that fit in the capacity's bytes of heap: the
+     * capacity divided by the heap a full Caffeine retains per entry. That is measured on a Caffeine bounded
+     * to {@code capacityBytes / VALUE_BYTES} entries and filled with as many distinct keys, each a
+     * {@code Long} and a value array of its own as a cache that loaded them holds them (heap after full
+     * collections, before and after).
+     */
     @State(Scope.Thread)
     public static class FreshCaffeineEqualMemory extends FreshCaffeineOfEntries {
         @Override
-        long entries(Replay replay) {
-            return replay.caffeineEqualMemoryEntries;
+        long entries(long capacityBytes) {
+            int entries = (int) Math.min(Integer.MAX_VALUE - 8, capacityBytes / VALUE_BYTES);
+            long before = ProcessMemory.heapUsedAfterGc();
+            Cache<Long, byte[]> full = Caches.caffeineOfEntries(entries);
+            for (int i = 0; i < entries; i++) {
+                full.put(-1L - i, new byte[VALUE_BYTES]);
+            }
+            full.cleanUp();
+            long after = ProcessMemory.heapUsedAfterGc();
+            // the call after the measurement keeps the cache reachable through it
+            double perEntry = (double) (after - before) / full.estimatedSize();
+            if (perEntry < VALUE_BYTES) {
+                throw new IllegalStateException("a Caffeine entry of " + VALUE_BYTES + " value bytes measured "
+                        + perEntry + " bytes of heap: the heap measurement failed");
+            }
+            return (long) (capacityBytes / perEntry);
         }
     }
 
