@@ -101,6 +101,56 @@ class CacheBehaviourTest {
         }
     }
 
+    /**
+     * getAllPresent and getAll look keys up in batches (32 at a time, prefetched first): every batch
+     * boundary, duplicates, absent keys, a bad key among good ones and the statistics must come out as
+     * one lookup per key would give them.
+     */
+    @ParameterizedTest
+    @MethodSource("configs")
+    void bulkLookupsAcrossBatchBoundaries(CacheConfigs.Config config) {
+        try (OffHeapCache<String, String> cache = cache(config, 1 << 20)) {
+            for (int i = 0; i < 200; i += 2) {
+                cache.put("key" + i, "value" + i);
+            }
+            cache.getIfPresent("key0");
+            boolean statsOn = cache.stats().hitCount() == 1;
+            for (int count : new int[] {0, 1, 31, 32, 33, 64, 65, 200}) {
+                List<String> keys = new ArrayList<>();
+                Map<String, String> expected = new HashMap<>();
+                for (int i = 0; i < count; i++) {
+                    int k = (i * 37) % 200;                   // present (even) and absent (odd) keys mixed
+                    keys.add("key" + k);
+                    if (k % 2 == 0) {
+                        expected.put("key" + k, "value" + k);
+                    }
+                }
+                if (count > 2) {
+                    keys.add(keys.get(1));                   // a duplicate
+                }
+                long hitsBefore = cache.stats().hitCount();
+                long missesBefore = cache.stats().missCount();
+                Map<String, String> found = cache.getAllPresent(keys);
+                assertThat(found).as("%d keys", count).isEqualTo(expected);
+                long presentLookups = keys.stream().filter(k -> Integer.parseInt(k.substring(3)) % 2 == 0).count();
+                if (statsOn) {
+                    // one hit or miss per key asked for, duplicates included
+                    assertThat(cache.stats().hitCount() - hitsBefore).isEqualTo(presentLookups);
+                    assertThat(cache.stats().missCount() - missesBefore).isEqualTo(keys.size() - presentLookups);
+                }
+            }
+            List<String> withNull = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                withNull.add("key" + i);
+            }
+            withNull.set(35, null);
+            assertThatThrownBy(() -> cache.getAllPresent(withNull)).isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("key");
+            assertThat(cache.size()).isEqualTo(100);
+            verify(cache);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("configs")
     void bulkOperationsAndInvalidation(CacheConfigs.Config config) {

@@ -8,6 +8,8 @@
  *     {@link dev.offheap.bench.cache.CacheMixBenchmark} and their two-thread subclasses: throughput of
  *     hits, overwrites and a 90/10 mix at 100-byte and 100,000-byte values; the mix runs with JMH's GC
  *     profiler.
+ * <li>{@link dev.offheap.bench.cache.CacheGetAllBenchmark}: bulk gets of 64 keys, {@code getAllPresent}
+ *     against a loop of single gets.
  * <li>{@link dev.offheap.bench.cache.CacheBandwidthBenchmark}: bytes per second of copying gets and
  *     puts against {@code MemorySegment.copy} of the same bytes.
  * <li>{@link dev.offheap.bench.cache.CacheFootprintBenchmark}: native bytes per entry, from each

@@ -24,6 +24,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.AbstractMap;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
@@ -655,13 +656,79 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     public Map<K, V> getAllPresent(Iterable<? extends K> keys) {
         Objects.requireNonNull(keys, "keys");
         Map<K, V> result = new LinkedHashMap<>();
+        lookupAll(keys, result, null);
+        return result;
+    }
+
+    /** Keys a batched lookup serializes and prefetches together (see {@link #lookupBatch}). */
+    private static final int LOOKUP_BATCH = 32;
+
+    /**
+     * Looks up every key, in batches: the present ones go to {@code present}, the others to
+     * {@code absent} (if not null). Counts a hit or a miss for each.
+     */
+    private void lookupAll(Iterable<? extends K> keys, Map<K, V> present, Set<K> absent) {
+        List<K> batch = new ArrayList<>(LOOKUP_BATCH);
+        byte[][] serialized = new byte[LOOKUP_BATCH][];
+        long[] hashes = new long[LOOKUP_BATCH];
         for (K key : keys) {
-            V value = getIfPresent(key);
-            if (value != null) {
-                result.put(key, value);
+            serialized[batch.size()] = keyBytes(key);
+            hashes[batch.size()] = Hashing.hash(serialized[batch.size()]);
+            batch.add(key);
+            if (batch.size() == LOOKUP_BATCH) {
+                lookupBatch(batch, serialized, hashes, present, absent);
+                batch.clear();
             }
         }
-        return result;
+        if (!batch.isEmpty()) {
+            lookupBatch(batch, serialized, hashes, present, absent);
+        }
+    }
+
+    /**
+     * One batch of {@link #lookupAll}. In a cache larger than the processor's caches every lookup waits
+     * for a few cache misses in a row (bucket, then entry, then the value's further lines), and one
+     * lookup after another waits for them one after another. So the batch first loads every key's
+     * bucket, then every bucket's first entry, without a lock and keeping nothing (loads that do not
+     * depend on each other, whose misses overlap), and only then looks the keys up as
+     * {@link #getIfPresent} does, in memory that is now in cache. The early loads decide nothing: a
+     * bucket or entry that changes in between costs only the miss it was meant to save.
+     */
+    private void lookupBatch(List<K> batch, byte[][] serialized, long[] hashes, Map<K, V> present, Set<K> absent) {
+        checkOpen();
+        int n = batch.size();
+        int[] heads = new int[n];
+        long loaded = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                heads[i] = shard(hashes[i]).prefetchBucket(hashes[i]);
+            }
+            for (int i = 0; i < n; i++) {
+                loaded ^= shard(hashes[i]).prefetchEntry(heads[i]);
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e); // closed meanwhile: the regions' arena is gone
+        }
+        prefetchSink(loaded);
+        for (int i = 0; i < n; i++) {
+            byte[] bytes = lookupBytes(serialized[i], hashes[i], true);
+            K key = batch.get(i);
+            if (bytes != null) {
+                present.put(key, value(bytes));
+            } else if (absent != null) {
+                absent.add(key);
+            }
+        }
+    }
+
+    /** Keeps prefetching loads from being optimized away: what they read is compared, almost never stored. */
+    @SuppressWarnings("unused")
+    private long prefetched;
+
+    private void prefetchSink(long loaded) {
+        if (loaded == 0x5EED_5EED_5EED_5EEDL) {
+            prefetched = loaded;
+        }
     }
 
     @Override
@@ -673,14 +740,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         Map<K, V> result = new LinkedHashMap<>();
         Set<K> absent = new LinkedHashSet<>();
-        for (K key : keys) {
-            V value = getIfPresent(key);
-            if (value != null) {
-                result.put(key, value);
-            } else {
-                absent.add(key);
-            }
-        }
+        lookupAll(keys, result, absent);
         if (absent.isEmpty()) {
             return result;
         }

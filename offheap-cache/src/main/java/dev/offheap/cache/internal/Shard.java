@@ -221,6 +221,35 @@ final class Shard {
     }
 
     /**
+     * Loads a hash's bucket without a lock, to bring it into the processor's cache before the lookup
+     * (see {@code OffHeapCacheImpl.lookupBatch}). Racing a writer that grows the table, it may read
+     * another bucket or nothing: the value only says where to prefetch next.
+     *
+     * @return the unit the bucket holds, 0 if none or if the read fell outside the region
+     */
+    int prefetchBucket(long hash) {
+        long at = bucketAddress(hash);
+        return at >= 0 && at <= region.byteSize() - Integer.BYTES ? getInt(region, at) : 0;
+    }
+
+    /**
+     * Loads an entry's first three cache lines without a lock (its header and key, and where a small
+     * value continues), for the same purpose as {@link #prefetchBucket}.
+     *
+     * @param entry a unit from {@link #prefetchBucket}, possibly stale
+     * @return the loaded ints mixed, for the caller to keep so the loads stay
+     */
+    int prefetchEntry(int entry) {
+        long at = address(entry);
+        long last = region.byteSize() - Integer.BYTES;
+        if (entry <= 0 || at > last) {
+            return 0;
+        }
+        return getInt(region, at + META <= last ? at + META : at) ^ getInt(region, Math.min(at + 64, last))
+                ^ getInt(region, Math.min(at + 128, last));
+    }
+
+    /**
      * @param optimistic whether this runs without a lock (the walk is bounded then)
      * @return the entry's unit, 0 if absent, -1 if an optimistic walk saw an inconsistent chain
      */
