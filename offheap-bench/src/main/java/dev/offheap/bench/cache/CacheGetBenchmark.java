@@ -18,7 +18,12 @@ import org.openjdk.jmh.annotations.Mode;
  * <ul>
  * <li>{@code ohcLru} (baseline), {@code ohcTinyLfu}: OHC 0.7.4's {@code get}, which copies the value
  *     into a new {@code byte[]} (its serializer's {@code deserialize}).
- * <li>{@code caffeine}: {@code getIfPresent}, which returns the cached array itself, no copy.
+ * <li>{@code caffeine}: {@code getIfPresent}, which returns the cached array itself, no copy. Its
+ *     maintenance (replaying the reads into its policy) runs on the common pool, its default: with one
+ *     benchmark thread on two cores, on the other core.
+ * <li>{@code caffeineCallerMaintenance}: the same Caffeine with its maintenance on the calling thread
+ *     ({@code executor(Runnable::run)}), as offheap replays its reads: the same work on one core. For
+ *     reference; the goals compare with {@code caffeine}.
  * <li>{@code offheapGet}: {@code getIfPresent}, which copies the value into a new {@code byte[]}.
  * <li>{@code offheapRead}: {@code read(key, reader)}, zero-copy; the reader looks at the value's first 8
  *     bytes and its last byte, as a consumer that checks a header would.
@@ -51,6 +56,12 @@ public class CacheGetBenchmark extends CacheThroughputBenchmark {
 
     @Benchmark
     public byte[] caffeine(CacheStates.Keys keys, CacheStates.OnHeap caffeine, CacheStates.Cursor cursor) {
+        return caffeine.cache.getIfPresent(keys.w.keys[cursor.next(keys.w.keyCount)]);
+    }
+
+    @Benchmark
+    public byte[] caffeineCallerMaintenance(CacheStates.Keys keys, CacheStates.OnHeapCallerMaintenance caffeine,
+                                            CacheStates.Cursor cursor) {
         return caffeine.cache.getIfPresent(keys.w.keys[cursor.next(keys.w.keyCount)]);
     }
 

@@ -3,6 +3,7 @@ package dev.offheap.bench.cache;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.offheap.cache.EvictionPolicy;
 import dev.offheap.cache.OffHeapCache;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import org.caffinitas.ohc.Eviction;
 import org.caffinitas.ohc.OHCache;
@@ -61,16 +62,24 @@ public final class CacheStates {
         }
     }
 
-    /** Caffeine, bounded by value bytes, maintenance on the common pool (its default). */
-    @State(Scope.Benchmark)
-    public static class OnHeap {
+    /**
+     * Caffeine filled with the workload, bounded by value bytes; the subclasses differ only in where its
+     * maintenance (replaying reads into its policy, evicting) runs.
+     */
+    public abstract static class Caffeines {
+        private final Executor maintenance;
         Cache<Long, byte[]> cache;
+
+        /** @param maintenance where Caffeine runs its maintenance */
+        Caffeines(Executor maintenance) {
+            this.maintenance = maintenance;
+        }
 
         /** @param keys the workload */
         @Setup(Level.Trial)
         public void setUp(Keys keys) {
             Workload w = keys.w;
-            cache = Caches.caffeine(w.valueBytesTotal() * 2, ForkJoinPool.commonPool());
+            cache = Caches.caffeine(w.valueBytesTotal() * 2, maintenance);
             for (int i = 0; i < w.keyCount; i++) {
                 cache.put(w.keys[i], w.initialValue(i));
             }
@@ -83,6 +92,27 @@ public final class CacheStates {
         public void tearDown() {
             cache.invalidateAll();
             cache = null;
+        }
+    }
+
+    /**
+     * Caffeine with its default maintenance on the common pool: on this 2-core machine the pool's one
+     * thread replays a one-thread benchmark's reads on the other core.
+     */
+    @State(Scope.Benchmark)
+    public static class OnHeap extends Caffeines {
+        /** Created by JMH. */
+        public OnHeap() {
+            super(ForkJoinPool.commonPool());
+        }
+    }
+
+    /** Caffeine with its maintenance on the calling thread, as offheap does its own: the same work on one core. */
+    @State(Scope.Benchmark)
+    public static class OnHeapCallerMaintenance extends Caffeines {
+        /** Created by JMH. */
+        public OnHeapCallerMaintenance() {
+            super(Runnable::run);
         }
     }
 
