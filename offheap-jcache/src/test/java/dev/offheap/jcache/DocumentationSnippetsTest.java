@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,6 +21,7 @@ import java.util.spi.ToolProvider;
 import java.util.stream.Stream;
 import javax.cache.CacheManager;
 import javax.cache.Caching;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -188,12 +188,15 @@ class DocumentationSnippetsTest {
             } catch (InvocationTargetException e) {
                 throw new AssertionError("the example at " + snippet.label() + " threw " + e.getCause(), e.getCause());
             }
-        } finally {
-            // the JCache example creates a cache in the default manager, which outlives this test
-            CacheManager manager = Caching.getCachingProvider(OffHeapCachingProvider.class.getName()).getCacheManager();
-            if (manager.getCache("pages") != null) {
-                manager.destroyCache("pages");
-            }
+        }
+    }
+
+    /** The JCache example creates a cache in the default manager, which outlives this test class. */
+    @AfterAll
+    static void destroyTheExamplesJCache() {
+        CacheManager manager = Caching.getCachingProvider(OffHeapCachingProvider.class.getName()).getCacheManager();
+        if (manager.getCache("pages") != null) {
+            manager.destroyCache("pages");
         }
     }
 
@@ -265,9 +268,12 @@ class DocumentationSnippetsTest {
         Path sources = Files.createDirectories(output.resolve("sources"));
         List<String> arguments = new ArrayList<>(List.of("-d", output.toString(),
                 "-classpath", System.getProperty("java.class.path"), "-proc:none", "-nowarn", "-Xmaxerrs", "1000"));
+        Map<String, String> sourceByClass = new LinkedHashMap<>();
         for (Snippet snippet : all) {
+            String source = source(snippet);
+            sourceByClass.put(snippet.className(), source);
             Path file = sources.resolve(snippet.className() + ".java");
-            Files.writeString(file, source(snippet), StandardCharsets.UTF_8);
+            Files.writeString(file, source, StandardCharsets.UTF_8);
             arguments.add(file.toString());
         }
         StringWriter out = new StringWriter();
@@ -281,7 +287,7 @@ class DocumentationSnippetsTest {
             if (m.matches()) {
                 String name = m.group(2);
                 byClass.computeIfAbsent(name, k -> new ArrayList<>()).add("line " + m.group(3)
-                        + " of the generated class: " + m.group(4) + " -- " + lineOf(all, name, Long.parseLong(m.group(3))));
+                        + " of the generated class: " + m.group(4) + " -- " + lineOf(sourceByClass.get(name), Integer.parseInt(m.group(3))));
             } else if (line.contains("error:")) {
                 unattributed.add(line);
             }
@@ -291,11 +297,8 @@ class DocumentationSnippetsTest {
         return byClass;
     }
 
-    private static String lineOf(List<Snippet> all, String className, long line) {
-        return all.stream().filter(s -> s.className().equals(className)).findFirst()
-                .map(s -> {
-                    String[] lines = source(s).split("\n", -1);
-                    return line >= 1 && line <= lines.length ? lines[(int) line - 1].strip() : "";
-                }).orElse("");
+    private static String lineOf(String source, int line) {
+        String[] lines = source == null ? new String[0] : source.split("\n", -1);
+        return line >= 1 && line <= lines.length ? lines[line - 1].strip() : "";
     }
 }

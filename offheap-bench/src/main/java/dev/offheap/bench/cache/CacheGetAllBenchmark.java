@@ -43,12 +43,12 @@ public class CacheGetAllBenchmark extends CacheThroughputBenchmark {
         @Param({"64"})
         public int batchKeys;
 
-        final List<Long> keys = new ArrayList<>();
+        final ArrayList<Long> keys = new ArrayList<>();
 
         /** Sizes the list once. */
         @Setup(Level.Trial)
         public void setUp() {
-            ((ArrayList<Long>) keys).ensureCapacity(batchKeys);
+            keys.ensureCapacity(batchKeys);
         }
 
         /** @return the next batch: {@code batchKeys} random keys of the workload */

@@ -245,7 +245,7 @@ final class Shard {
         if (entry <= 0 || at > last) {
             return 0;
         }
-        return getInt(region, at + META <= last ? at + META : at) ^ getInt(region, Math.min(at + 64, last))
+        return getInt(region, Math.min(at + META, last)) ^ getInt(region, Math.min(at + 64, last))
                 ^ getInt(region, Math.min(at + 128, last));
     }
 
