@@ -278,6 +278,96 @@ class OffHeapCachingProviderTest {
         assertThat(cache.unwrap(OffHeapCache.class).size()).isZero();
     }
 
+    /**
+     * Loads "loaded-" + key for every key but "none", recording each call (loader factories make new
+     * instances); {@code loadAll} of a set holding "fail" throws.
+     */
+    public static final class RecordingLoader implements javax.cache.integration.CacheLoader<String, String>, Serializable {
+        private static final long serialVersionUID = 1L;
+        static final List<String> CALLS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public String load(String key) {
+            CALLS.add("load " + key);
+            return key.equals("none") ? null : "loaded-" + key;
+        }
+
+        @Override
+        public java.util.Map<String, String> loadAll(Iterable<? extends String> keys) {
+            java.util.TreeSet<String> sorted = new java.util.TreeSet<>();
+            keys.forEach(sorted::add);
+            CALLS.add("loadAll " + sorted);
+            if (sorted.contains("fail")) {
+                throw new IllegalStateException("loader failed on purpose");
+            }
+            java.util.Map<String, String> loaded = new java.util.HashMap<>();
+            for (String key : sorted) {
+                if (!key.equals("none")) {
+                    loaded.put(key, "loaded-" + key);
+                }
+            }
+            return loaded;
+        }
+    }
+
+    private Cache<String, String> readThrough(String name, boolean expireOnAccess) {
+        RecordingLoader.CALLS.clear();
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setCacheLoaderFactory(FactoryBuilder.factoryOf(RecordingLoader.class));
+        configuration.setReadThrough(true);
+        configuration.setStatisticsEnabled(true);
+        if (expireOnAccess) {
+            configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(ExpireOnAccess.class));
+        }
+        return manager.createCache(name, configuration);
+    }
+
+    @Test
+    void getAllLoadsTheAbsentKeysWithOneLoadAllCall() throws Exception {
+        Cache<String, String> cache = readThrough("getAllReadThrough", false);
+        cache.put("a", "A");
+        cache.put("b", "B");
+        java.util.Map<String, String> result = cache.getAll(java.util.Set.of("a", "b", "x", "y", "none"));
+        assertThat(result).containsOnly(java.util.Map.entry("a", "A"), java.util.Map.entry("b", "B"),
+                java.util.Map.entry("x", "loaded-x"), java.util.Map.entry("y", "loaded-y"));
+        assertThat(RecordingLoader.CALLS).containsExactly("loadAll [none, x, y]");
+        // the loaded values are stored, the key the loader had nothing for is not
+        assertThat(cache.getAll(java.util.Set.of("a", "x", "y"))).hasSize(3);
+        assertThat(RecordingLoader.CALLS).containsExactly("loadAll [none, x, y]");
+        assertThat(cache.unwrap(OffHeapCache.class).size()).isEqualTo(4);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName statistics = new ObjectName("javax.cache:type=CacheStatistics,CacheManager="
+                + manager.getURI().toString().replace(':', '.') + ",Cache=getAllReadThrough");
+        assertThat(server.getAttribute(statistics, "CacheHits")).isEqualTo(5L);
+        assertThat(server.getAttribute(statistics, "CacheMisses")).isEqualTo(3L);
+    }
+
+    @Test
+    void getAllReloadsExpiredEntriesAndReportsTheirExpiry() {
+        ExpiredCounter.EXPIRED.clear();
+        Cache<String, String> cache = readThrough("getAllExpired", true);
+        cache.registerCacheEntryListener(new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(ExpiredCounter.class), null, true, true));
+        cache.put("k", "v");
+        assertThat(cache.get("k")).isEqualTo("v"); // its access expiry is zero: expired from now on
+        assertThat(cache.getAll(java.util.Set.of("k"))).containsOnly(java.util.Map.entry("k", "loaded-k"));
+        assertThat(ExpiredCounter.EXPIRED).containsExactly("k=v");
+        assertThat(RecordingLoader.CALLS).containsExactly("loadAll [k]");
+    }
+
+    @Test
+    void aFailingLoadAllInGetAllIsACacheLoaderExceptionAndChangesNothing() {
+        Cache<String, String> cache = readThrough("getAllFailing", false);
+        cache.put("a", "A");
+        assertThatThrownBy(() -> cache.getAll(java.util.Set.of("a", "fail")))
+                .isInstanceOf(javax.cache.integration.CacheLoaderException.class)
+                .hasMessageContaining("cache loader failed to load 1 keys")
+                .hasRootCauseMessage("loader failed on purpose");
+        assertThat(cache.get("a")).isEqualTo("A");
+        assertThat(cache.containsKey("fail")).isFalse();
+        assertThat(cache.unwrap(OffHeapCache.class).size()).isEqualTo(1);
+    }
+
     /** A synchronous listener that fails. */
     public static final class FailingListener implements CacheEntryCreatedListener<String, String>, Serializable {
         private static final long serialVersionUID = 1L;

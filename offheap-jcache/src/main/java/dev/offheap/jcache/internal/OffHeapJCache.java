@@ -321,6 +321,19 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         }
     }
 
+    /** Calls the loader's {@code loadAll}; a null result counts as empty, a failure is a CacheLoaderException. */
+    private Map<K, V> loadMany(List<K> keys) {
+        Map<K, V> loaded;
+        try {
+            loaded = loader.loadAll(keys);
+        } catch (CacheLoaderException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new CacheLoaderException("cache loader failed to load " + keys.size() + " keys: " + e, e);
+        }
+        return loaded == null ? Map.of() : loaded;
+    }
+
     private V load(K key) {
         try {
             return loader.load(key);
@@ -350,7 +363,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
 
     private V getValue(K key, Op op) {
         long start = statisticsOn() ? System.nanoTime() : 0;
-        Expirable<V> stored = store.getIfPresent(key);
+        try {
+            V value = hitOrMiss(key, store.getIfPresent(key), op);
+            if (value != null || !readsThrough()) {
+                return value;
+            }
+            value = load(key);
+            if (value != null) {
+                storeReadThrough(key, value, op);
+            }
+            return value;
+        } finally {
+            if (statisticsOn()) {
+                statistics.getTime(System.nanoTime() - start);
+            }
+        }
+    }
+
+    /**
+     * What a read found for {@code key}: the value of a live entry (counted as a hit, its access expiry
+     * applied), or null for a missing or expired one (counted as a miss; an expired one is dropped).
+     */
+    private V hitOrMiss(K key, Expirable<V> stored, Op op) {
         long now = op.now;
         if (stored != null && !stored.isExpiredAt(now)) {
             long at = accessExpiry(now, stored.expiresAtMillis());
@@ -359,7 +393,6 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             if (statisticsOn()) {
                 statistics.hits(1);
-                statistics.getTime(System.nanoTime() - start);
             }
             return stored.value();
         }
@@ -369,31 +402,26 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         if (statisticsOn()) {
             statistics.misses(1);
         }
-        V value = null;
-        try {
-            if (readsThrough()) {
-                value = load(key);
-                if (value != null) {
-                    V loaded = value;
-                    long at = creationExpiry(now);
-                    if (at > now) {
-                        // Loaded outside the store's lock: a value written meanwhile wins over the load.
-                        compute(key, (k, current) -> {
-                            if (live(current, now) != null) {
-                                return current;
-                            }
-                            op.event(EventType.CREATED, key, loaded, null);
-                            return Expirable.of(loaded, at);
-                        });
-                    }
+        return null;
+    }
+
+    /**
+     * Stores a value that read-through loaded, with a CREATED event, unless the creation expiry is
+     * already over or another thread stored a live entry for the key meanwhile (loads run outside the
+     * store's lock; that value wins).
+     */
+    private void storeReadThrough(K key, V loaded, Op op) {
+        long now = op.now;
+        long at = creationExpiry(now);
+        if (at > now) {
+            compute(key, (k, current) -> {
+                if (live(current, now) != null) {
+                    return current;
                 }
-            }
-        } finally {
-            if (statisticsOn()) {
-                statistics.getTime(System.nanoTime() - start);
-            }
+                op.event(EventType.CREATED, key, loaded, null);
+                return Expirable.of(loaded, at);
+            });
         }
-        return value;
     }
 
     /** Drops the entry of {@code key} if it is still expired, with an EXPIRED event. */
@@ -407,16 +435,44 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The keys are looked up together ({@code OffHeapCache.getAllPresent}, which overlaps their
+     * memory accesses), and with read-through the absent and expired ones are loaded with one
+     * {@code CacheLoader.loadAll} call; keys it returns no value for are left out of the result.
+     */
     @Override
     public Map<K, V> getAll(Set<? extends K> keys) {
         ensureOpen();
         checkKeys(keys);
         Op op = new Op();
+        long start = statisticsOn() ? System.nanoTime() : 0;
         Map<K, V> result = new HashMap<>();
-        for (K key : keys) {
-            V value = getValue(key, op);
-            if (value != null) {
-                result.put(key, value);
+        try {
+            Map<K, Expirable<V>> stored = store.getAllPresent(keys);
+            List<K> missing = new ArrayList<>();
+            for (K key : keys) {
+                V value = hitOrMiss(key, stored.get(key), op);
+                if (value != null) {
+                    result.put(key, value);
+                } else {
+                    missing.add(key);
+                }
+            }
+            if (!missing.isEmpty() && readsThrough()) {
+                Map<K, V> loaded = loadMany(missing);
+                for (K key : missing) {
+                    V value = loaded.get(key);
+                    if (value != null) {
+                        storeReadThrough(key, value, op);
+                        result.put(key, value);
+                    }
+                }
+            }
+        } finally {
+            if (statisticsOn()) {
+                statistics.getTime(System.nanoTime() - start);
             }
         }
         op.finish();
@@ -451,20 +507,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                         toLoad.add(key);
                     }
                 }
-                Map<K, V> loaded;
-                try {
-                    loaded = loader.loadAll(toLoad);
-                } catch (CacheLoaderException e) {
-                    throw e;
-                } catch (RuntimeException e) {
-                    throw new CacheLoaderException("cache loader failed to load " + toLoad.size() + " keys: " + e, e);
-                }
+                Map<K, V> loaded = loadMany(toLoad);
                 Op op = new Op();
-                if (loaded != null) {
-                    for (Map.Entry<K, V> entry : loaded.entrySet()) {
-                        if (entry.getKey() != null && entry.getValue() != null) {
-                            storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, op);
-                        }
+                for (Map.Entry<K, V> entry : loaded.entrySet()) {
+                    if (entry.getKey() != null && entry.getValue() != null) {
+                        storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, op);
                     }
                 }
                 op.finish();
