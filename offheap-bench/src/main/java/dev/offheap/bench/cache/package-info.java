@@ -9,7 +9,8 @@
  *     hits, overwrites and a 90/10 mix at 100-byte and 100,000-byte values; the mix runs with JMH's GC
  *     profiler.
  * <li>{@link dev.offheap.bench.cache.CacheGetAllBenchmark}: bulk gets of 64 keys, {@code getAllPresent}
- *     against a loop of single gets.
+ *     against a loop of single gets; {@link dev.offheap.bench.cache.JCacheGetAllBenchmark} the same through
+ *     the JCache layer ({@code offheap-jcache}).
  * <li>{@link dev.offheap.bench.cache.CacheBandwidthBenchmark}: bytes per second of copying gets and
  *     puts against {@code MemorySegment.copy} of the same bytes.
  * <li>{@link dev.offheap.bench.cache.CacheFootprintBenchmark}: native bytes per entry, from each

@@ -34,7 +34,7 @@ public record Suites(List<Suite> all) {
                                 + "off-heap pages and an Arena per page; Budget against Arrow's Accountant",
                         Map.of("pageCount", List.of("1"))),
                 new Suite("cache", "dev.offheap.bench.cache",
-                        "OffHeapCache gets, bulk gets, puts and a 90/10 mix at 100 B and 100 KB values, 1 and 2 threads, "
+                        "OffHeapCache gets, bulk gets (also through JCache), puts and a 90/10 mix at 100 B and 100 KB values, 1 and 2 threads, "
                                 + "against Caffeine and OHC; bandwidth against MemorySegment.copy; bytes per entry "
                                 + "(NMT); hit ratio on Zipf and scan streams",
                         // quick: the same value sizes with a tenth of the keys or fewer, so that filling
