@@ -63,8 +63,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>Safety</h2>
  * Foreign segments, slices that do not start a block, and segments larger than their block are
  * refused with {@link IllegalArgumentException}. In every mode a double free is refused with
- * {@link IllegalStateException} naming the segment: each span keeps one state byte per block, set
- * when the block is handed out and cleared by {@code free} with a compare-and-set, so a block freed
+ * {@link IllegalStateException} naming the segment: every block has a state byte, set when the
+ * block is handed out and cleared by {@code free} with a compare-and-set, so a block freed
  * twice (one after the other, or by two threads at once) is never cached twice nor handed to two
  * users. What cannot be told apart is a stale segment freed after its block was handed out again:
  * that frees the new allocation. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
@@ -97,6 +97,8 @@ public final class PooledAllocator implements Allocator {
     private final MemoryManager memoryManager;
     private final ManagerOwner managerOwner;
     private final UnitRange range;
+    /** The range's {@linkplain UnitRange#statesTable() unit table of states}, held here to save the fast paths a load. */
+    private final byte[][] unitStates;
     private final long base;
     private final long capacity;
     private final Arena arena = Arena.ofShared();
@@ -154,6 +156,7 @@ public final class PooledAllocator implements Allocator {
         this.memoryManager = b.memoryManager;
         this.managerOwner = new ManagerOwner(name);
         this.range = new UnitRange(b.capacity, budget, name);
+        this.unitStates = range.statesTable();
         this.base = range.base;
         this.capacity = b.capacity;
         this.region = reinterpretRange(range.base, b.capacity, arena);
@@ -241,7 +244,7 @@ public final class PooledAllocator implements Allocator {
             tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
             tc.allocatedBytes += byteSize;
             tc.liveAllocations++;
-            markLive(address);
+            markLive(address, c);
             return address;
         }
         return smallBlockSlow(tc, c, byteSize);
@@ -320,14 +323,14 @@ public final class PooledAllocator implements Allocator {
         long address = bin[n];
         tc.allocatedBytes += byteSize;
         tc.liveAllocations++;
-        markLive(address);
+        markLive(address, c);
         return address;
     }
 
-    /** Marks a block of an untracked small span, just taken from the calling thread's cache, live. */
-    private void markLive(long address) {
-        Span span = range.spanAt(address - base);
-        span.markLive(span.blockIndexOfStart(address - span.base));
+    /** Marks a block of class {@code c} of an untracked small span, just taken from the calling thread's cache, live. */
+    private void markLive(long address, int c) {
+        long offset = address - base;
+        UnitStates.markLive(unitStates[(int) (offset >>> UnitRange.UNIT_SHIFT)], c, offset & (UnitRange.UNIT_BYTES - 1));
     }
 
     /**
@@ -416,23 +419,23 @@ public final class PooledAllocator implements Allocator {
         long address = Objects.requireNonNull(segment, "segment").address();
         long offset = address - base;
         if (Long.compareUnsigned(offset, capacity) < 0 && segment.isNative()) {
-            Span span = range.spanAt(offset);
-            if (span != null && span.sizeClass >= 0) {
-                long size = segment.byteSize();
-                int index = span.blockIndex(address - span.base);
-                if (index >= 0 && size <= span.blockSize) {
-                    if (span.tracked) {
-                        // primitives only: a call that took the segment would let it escape, and C2 would
-                        // then allocate it on every allocation of a program that frees a sampled block
-                        freeTracked(span, index, address, size);
-                        return;
-                    }
-                    if (!span.clearLive(index)) {
-                        doubleFree(segment);
-                        return;
-                    }
+            // A small block is freed from its unit's states alone (UnitStates): start and liveness
+            // in one table load and a CAS, no span. Anything else takes the slow path.
+            byte[] states = unitStates[(int) (offset >>> UnitRange.UNIT_SHIFT)];
+            long size = segment.byteSize();
+            if (states == UnitStates.TRACKED) {
+                // primitives only: a call that took the segment would let it escape, and C2 would
+                // then allocate it on every allocation of a program that frees a sampled block
+                freeTracked(address, size);
+                return;
+            }
+            if (states != null && size <= SizeClasses.MAX_SMALL) {
+                // the class the size implies; the state byte names the block's class, so a block of
+                // another class (an aligned allocation, a shorter slice) fails the CAS and goes slow
+                int c = SizeClasses.of(size);
+                long inUnit = offset & (UnitRange.UNIT_BYTES - 1);
+                if (UnitStates.startAligned(c, inUnit) && UnitStates.clearLive(states, c, inUnit)) {
                     ThreadCache tc = cache();
-                    int c = span.sizeClass;
                     long[] bin = tc.blocks[c];
                     int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
                     if (bin != null && n < bin.length) {
@@ -442,7 +445,7 @@ public final class PooledAllocator implements Allocator {
                         tc.liveAllocations--;
                         return;
                     }
-                    freeToCache(tc, span, address, size);
+                    freeToCache(tc, c, address, size);
                     return;
                 }
             }
@@ -511,20 +514,31 @@ public final class PooledAllocator implements Allocator {
             freeTrackedWhileOpen(span, index, address, segment.byteSize());
             return;
         }
-        if (!span.clearLive(index)) {
+        byte[] states = range.statesAt(offset);
+        if (states == null || states == UnitStates.TRACKED
+                || !UnitStates.clearLive(states, span.sizeClass, offset & (UnitRange.UNIT_BYTES - 1))) {
             doubleFree(segment);
             return;
         }
-        freeToCache(cache(), span, address, segment.byteSize());
+        freeToCache(cache(), span.sizeClass, address, segment.byteSize());
     }
 
-    /** Frees a small block of a tracked span (a sampled or FULL-mode allocation); ignored after close, as every free. */
-    private void freeTracked(Span span, int index, long address, long size) {
+    /**
+     * Frees a small block of a tracked span (a sampled or FULL-mode allocation); ignored after close, as
+     * every free. An address that starts no block of the span, or a size larger than its blocks, is refused
+     * as the slow path refuses it.
+     */
+    private void freeTracked(long address, long size) {
         if (closed) {
             return;
         }
         try {
             activity++;
+            Span span = range.spanAt(address - base);
+            int index = span == null || span.sizeClass < 0 ? -1 : span.blockIndex(address - span.base);
+            if (index < 0 || size > span.blockSize) {
+                throw tracker.badFree(address, size, "it does not start a block of this allocator (a slice of an allocation?)");
+            }
             freeTrackedWhileOpen(span, index, address, size);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // as in freeSlow: close() may have taken the allocation's record since the check above
@@ -548,8 +562,7 @@ public final class PooledAllocator implements Allocator {
     }
 
     /** Puts a block just marked free on the calling thread's cache, sending half of a full bin to the central pool. */
-    private void freeToCache(ThreadCache tc, Span span, long address, long size) {
-        int c = span.sizeClass;
+    private void freeToCache(ThreadCache tc, int c, long address, long size) {
         long[] bin = tc.bin(c);
         int n = tc.counts[ThreadCache.COUNT_OFFSET + c];
         if (n == bin.length) {

@@ -30,6 +30,26 @@ final class SizeClasses {
         }
     }
 
+    /**
+     * Per class, log2 of the largest power of two not above the class's size: a granule of that many
+     * bytes holds at most one block start, so it can hold the block's state byte ({@link UnitStates}).
+     */
+    static final int[] GRANULE_SHIFT = new int[COUNT];
+    /**
+     * Per class, log2 of the alignment of every block start within a unit: the size's power-of-two
+     * factor (spans start on a unit boundary, so block {@code i} starts at {@code i * size}). A start
+     * lies in its granule at one of at most four such steps ({@code size} is 16 times 1 to 8, or
+     * 4 to 8 times a power of two).
+     */
+    static final int[] START_SHIFT = new int[COUNT];
+
+    static {
+        for (int c = 0; c < COUNT; c++) {
+            GRANULE_SHIFT[c] = 63 - Long.numberOfLeadingZeros(SIZE[c]);
+            START_SHIFT[c] = Long.numberOfTrailingZeros(SIZE[c]);
+        }
+    }
+
     private SizeClasses() {
     }
 

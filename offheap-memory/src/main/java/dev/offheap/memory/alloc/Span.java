@@ -1,8 +1,6 @@
 package dev.offheap.memory.alloc;
 
 import java.lang.foreign.Arena;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * A run of units of a {@link PooledAllocator}'s address range, in one of two roles.
@@ -154,13 +152,6 @@ final class Span extends SpanPadding {
 
 /** What never changes in a span: where it is and how its blocks are laid out. */
 abstract class SpanShape {
-    static final byte LIVE = 1;
-    private static final VarHandle LIVE_STATE = MethodHandles.arrayElementVarHandle(byte[].class);
-    /** Unused bytes before the first and after the last state byte of {@link #live}: a cache line. */
-    private static final int LIVE_PADDING = 64;
-    /** Blocks from this size up have a cache line of {@link #live} each (64 bytes per 4 KiB or more of block). */
-    private static final long OWN_LINE_MIN_BLOCK = 4096;
-    private static final int FIRST_OWN_LINE_CLASS = SizeClasses.of(OWN_LINE_MIN_BLOCK);
 
     final int firstUnit;
     final int units;
@@ -177,21 +168,6 @@ abstract class SpanShape {
     final int shift;
     final long oddInverse;
     final long oddLimit;
-    /**
-     * Small untracked spans: one byte per block, {@link #LIVE} while the block is handed out, else 0
-     * (cached, central or never carved). Allocation sets it with a plain store (only the thread that
-     * took the block from its cache can see it); {@link PooledAllocator#free} clears it with a CAS, so
-     * that of two threads freeing the same block at once exactly one succeeds. Null for other spans.
-     *
-     * <p>Block i's byte is {@code live[LIVE_PADDING + i]}, or {@code live[LIVE_PADDING + 64 i]} in a span
-     * of blocks of {@link #OWN_LINE_MIN_BLOCK} bytes or more (see {@link #liveIndex}). The padding keeps
-     * every state byte off the cache line of the array's header, which each access reads (the length,
-     * for the bounds check), and off the object after the array; the larger blocks (a span of few blocks,
-     * which two threads' caches share) get a cache line each. Either way two threads that allocate and
-     * free their own blocks do not write a line the other reads; in the shootout, sharing one made 64 KiB
-     * blocks at two threads 2x slower per operation than at one.
-     */
-    final byte[] live;
 
     SpanShape(int firstUnit, int units, long base, int sizeClass, boolean tracked) {
         this.firstUnit = firstUnit;
@@ -206,10 +182,7 @@ abstract class SpanShape {
             long odd = blockSize >>> shift;
             this.oddInverse = inverse(odd);
             this.oddLimit = Long.divideUnsigned(-1L, odd);
-            int liveShift = sizeClass >= FIRST_OWN_LINE_CLASS ? 6 : 0;
-            this.live = tracked ? null : new byte[(blocks << liveShift) + 2 * LIVE_PADDING];
         } else {
-            this.live = null;
             this.blockSize = 0;
             this.blocks = 0;
             this.shift = 0;
@@ -242,31 +215,8 @@ abstract class SpanShape {
         return (int) q;
     }
 
-    /** @return the index of the block that starts at {@code offset} from {@link #base}, which must start one */
-    int blockIndexOfStart(long offset) {
-        return (int) ((offset >>> shift) * oddInverse);
-    }
-
     long blockAddress(int index) {
         return base + index * blockSize;
-    }
-
-    /**
-     * Where block {@code index}'s state byte is. A comparison of the size class with a constant and a
-     * constant shift, not a shift by a per-span field: that cost 2 to 3 ns of about 21 per allocate and free.
-     */
-    private int liveIndex(int index) {
-        return sizeClass >= FIRST_OWN_LINE_CLASS ? LIVE_PADDING + (index << 6) : LIVE_PADDING + index;
-    }
-
-    /** Marks a block handed out; only the thread that took it from a cache, before handing it out. */
-    void markLive(int index) {
-        live[liveIndex(index)] = LIVE;
-    }
-
-    /** @return true if the block was live and is now free; false if it was not live (a double free) */
-    boolean clearLive(int index) {
-        return LIVE_STATE.compareAndSet(live, liveIndex(index), LIVE, (byte) 0);
     }
 }
 

@@ -312,6 +312,41 @@ class PooledAllocatorTest {
         }
     }
 
+    /**
+     * The free fast path takes the block's class from the segment's size; where the block's class is
+     * another (an aligned allocation takes a class that is a multiple of its alignment) the slow path
+     * must free it, and refuse it the second time as a double free; addresses inside blocks are foreign.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {16, 48, 100, 1000, 5000, 40_000})
+    void blocksWhoseClassTheSizeDoesNotGiveAreFreedOnceAndThenRefused(long size) {
+        try (PooledAllocator a = PooledAllocator.builder().idleRelease(Duration.ZERO).build()) {
+            long alignment = Math.min(4096, Long.highestOneBit(size) * 2);
+            MemorySegment aligned = a.allocate(size, alignment);
+            assertThat(aligned.address() % alignment).isZero();
+            a.free(aligned);
+            assertThatThrownBy(() -> a.free(aligned)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("double free");
+
+            MemorySegment block = a.allocate(size);
+            if (size >= 32) {
+                assertThatThrownBy(() -> a.free(block.asSlice(16, 16))).isInstanceOf(IllegalArgumentException.class);
+            }
+            a.free(block);
+            assertThatThrownBy(() -> a.free(block)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("double free");
+
+            assertThat(a.allocatedBytes()).isZero();
+            assertThat(a.report().liveAllocations()).isZero();
+            List<Long> addresses = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                addresses.add(a.allocate(size).address());
+                addresses.add(a.allocate(size, alignment).address());
+            }
+            assertThat(addresses).doesNotHaveDuplicates();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {16, 200, 4096, 65536})
     void aBlockFreedByTwoThreadsAtOnceIsFreedOnceAndRefusedOnce(long size) throws Exception {
