@@ -187,6 +187,21 @@ public final class CacheStates {
             return (int) (((x >>> 32) * bound) >>> 32);
         }
 
+        /**
+         * Clears {@code into} and adds {@code count} keys of the workload drawn uniformly at random.
+         *
+         * @return {@code into}, which holds fewer than {@code count} keys if it drops duplicates (a set)
+         */
+        <C extends java.util.Collection<Long>> C drawKeys(C into, Keys workload, int count) {
+            into.clear();
+            Long[] all = workload.w.keys;
+            int keyCount = workload.w.keyCount;
+            for (int i = 0; i < count; i++) {
+                into.add(all[next(keyCount)]);
+            }
+            return into;
+        }
+
         /** @return true on one call in ten, in a fixed pattern: the put share of the 90/10 mix */
         boolean putTurn() {
             if (++step == 10) {

@@ -49,13 +49,7 @@ public class JCacheGetAllBenchmark extends CacheThroughputBenchmark {
 
         /** @return the next batch: {@code batchKeys} random keys of the workload, without duplicates */
         Set<Long> next(CacheStates.Keys workload, CacheStates.Cursor cursor) {
-            keys.clear();
-            Long[] all = workload.w.keys;
-            int count = workload.w.keyCount;
-            for (int i = 0; i < batchKeys; i++) {
-                keys.add(all[cursor.next(count)]);
-            }
-            return keys;
+            return cursor.drawKeys(keys, workload, batchKeys);
         }
     }
 
