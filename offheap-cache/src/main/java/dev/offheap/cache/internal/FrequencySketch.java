@@ -122,6 +122,24 @@ final class FrequencySketch {
         return region.get(LONG, doorkeeperAddress(blockHash)) ^ region.get(LONG, at) ^ region.get(LONG, at + 56);
     }
 
+    /**
+     * {@link #touch} for a caller that holds no lock, before it takes the lock to write: the sketch's
+     * fields may change meanwhile (a writer moving it to a larger block), so the addresses are checked
+     * against the region, and a stale mix of fields only loads the wrong line.
+     *
+     * @return the loaded words mixed together, or 0 if an address fell outside the region
+     */
+    long touchUnlocked(int hash) {
+        int blockHash = spread(hash);
+        long at = base + ((long) (blockHash & blockMask) << 6);
+        long doorkeeper = doorkeeperAddress(blockHash);
+        long last = region.byteSize() - Long.BYTES;
+        if (at < 0 || at > last - 56 || doorkeeper < 0 || doorkeeper > last) {
+            return 0;
+        }
+        return region.get(LONG, doorkeeper) ^ region.get(LONG, at) ^ region.get(LONG, at + 56);
+    }
+
     private boolean incrementAt(long longIndex, int counter) {
         long at = base + (longIndex << 3);
         long word = region.get(LONG, at);

@@ -233,6 +233,19 @@ final class Shard {
     }
 
     /**
+     * Loads, without a lock, what a write of this hash will touch first and what it would otherwise wait
+     * for one after the other: the key's bucket and its frequency-sketch counters. Both depend on the hash
+     * alone, so their cache misses overlap here, before the lock; under it the lookup and the sketch
+     * increment then find them in cache.
+     *
+     * @return the loaded values mixed, for the caller to keep so the loads stay
+     */
+    long prefetchForWrite(long hash) {
+        long loaded = prefetchBucket(hash);
+        return tinyLfu ? loaded ^ sketch.touchUnlocked((int) hash) : loaded;
+    }
+
+    /**
      * Loads an entry's first three cache lines without a lock (its header and key, and where a small
      * value continues), for the same purpose as {@link #prefetchBucket}.
      *
