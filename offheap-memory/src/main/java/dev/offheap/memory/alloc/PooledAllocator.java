@@ -536,8 +536,11 @@ public final class PooledAllocator implements Allocator {
             activity++;
             Span span = range.spanAt(address - base);
             int index = span == null || span.sizeClass < 0 ? -1 : span.blockIndex(address - span.base);
-            if (index < 0 || size > span.blockSize) {
-                throw tracker.badFree(address, size, "it does not start a block of this allocator (a slice of an allocation?)");
+            if (index < 0) {
+                throw tracker.badFree(address, size, "it does not start a block (a slice of an allocation?)");
+            }
+            if (size > span.blockSize) {
+                throw tracker.badFree(address, size, "it is larger than its block of " + span.blockSize + " bytes");
             }
             freeTrackedWhileOpen(span, index, address, size);
         } catch (IllegalArgumentException | IllegalStateException e) {
