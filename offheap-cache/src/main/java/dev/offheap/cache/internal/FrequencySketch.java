@@ -110,26 +110,17 @@ final class FrequencySketch {
 
     /**
      * Loads the memory that {@link #increment} of this hash will touch (its doorkeeper long and both ends of
-     * its counter block, which may straddle two cache lines) without changing anything: called for a batch
-     * of hashes before incrementing them, so that their cache misses overlap instead of queueing up.
+     * its counter block, which may straddle two cache lines) without changing anything, so that its cache
+     * misses overlap with others instead of queueing up: for a batch of hashes before incrementing them,
+     * and by a writer before it takes its lock. Without the lock the sketch's fields may change meanwhile
+     * (a writer moving it to a larger block), so the addresses are checked against the region: a stale mix
+     * of fields only loads the wrong line.
      *
      * @param hash the key's hash
-     * @return the loaded words mixed together, for the caller to keep (so the loads are not optimized away)
+     * @return the loaded words mixed together, for the caller to keep (so the loads are not optimized
+     *         away), or 0 if an address fell outside the region
      */
     long touch(int hash) {
-        int blockHash = spread(hash);
-        long at = base + ((long) (blockHash & blockMask) << 6);
-        return region.get(LONG, doorkeeperAddress(blockHash)) ^ region.get(LONG, at) ^ region.get(LONG, at + 56);
-    }
-
-    /**
-     * {@link #touch} for a caller that holds no lock, before it takes the lock to write: the sketch's
-     * fields may change meanwhile (a writer moving it to a larger block), so the addresses are checked
-     * against the region, and a stale mix of fields only loads the wrong line.
-     *
-     * @return the loaded words mixed together, or 0 if an address fell outside the region
-     */
-    long touchUnlocked(int hash) {
         int blockHash = spread(hash);
         long at = base + ((long) (blockHash & blockMask) << 6);
         long doorkeeper = doorkeeperAddress(blockHash);

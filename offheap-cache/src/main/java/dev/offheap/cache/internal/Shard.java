@@ -242,7 +242,7 @@ final class Shard {
      */
     long prefetchForWrite(long hash) {
         long loaded = prefetchBucket(hash);
-        return tinyLfu ? loaded ^ sketch.touchUnlocked((int) hash) : loaded;
+        return tinyLfu ? loaded ^ sketch.touch((int) hash) : loaded;
     }
 
     /**

@@ -370,7 +370,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             }
             value = load(key);
             if (value != null) {
-                storeReadThrough(key, value, op);
+                storeLoaded(key, value, false, op);
             }
             return value;
         } finally {
@@ -403,25 +403,6 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             statistics.misses(1);
         }
         return null;
-    }
-
-    /**
-     * Stores a value that read-through loaded, with a CREATED event, unless the creation expiry is
-     * already over or another thread stored a live entry for the key meanwhile (loads run outside the
-     * store's lock; that value wins).
-     */
-    private void storeReadThrough(K key, V loaded, Op op) {
-        long now = op.now;
-        long at = creationExpiry(now);
-        if (at > now) {
-            compute(key, (k, current) -> {
-                if (live(current, now) != null) {
-                    return current;
-                }
-                op.event(EventType.CREATED, key, loaded, null);
-                return Expirable.of(loaded, at);
-            });
-        }
     }
 
     /** Drops the entry of {@code key} if it is still expired, with an EXPIRED event. */
@@ -465,7 +446,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 for (K key : missing) {
                     V value = loaded.get(key);
                     if (value != null) {
-                        storeReadThrough(key, value, op);
+                        storeLoaded(key, value, false, op);
                         result.put(key, value);
                     }
                 }
@@ -526,6 +507,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         });
     }
 
+    /**
+     * Stores a value a loader returned, with a CREATED event (and an EXPIRED one for an expired entry it
+     * replaces), unless its creation expiry is already over. A live entry is replaced only if
+     * {@code replaceExisting}: loads run outside the store's lock, and for read-through a value another
+     * thread stored meanwhile wins over the load.
+     */
     private void storeLoaded(K key, V value, boolean replaceExisting, Op op) {
         compute(key, (k, old) -> {
             Expirable<V> live = live(old, op.now);

@@ -330,7 +330,12 @@ public final class PooledAllocator implements Allocator {
     /** Marks a block of class {@code c} of an untracked small span, just taken from the calling thread's cache, live. */
     private void markLive(long address, int c) {
         long offset = address - base;
-        UnitStates.markLive(unitStates[(int) (offset >>> UnitRange.UNIT_SHIFT)], c, offset & (UnitRange.UNIT_BYTES - 1));
+        UnitStates.markLive(statesAt(offset), c, offset & (UnitRange.UNIT_BYTES - 1));
+    }
+
+    /** @return the {@link UnitStates} of the unit {@code offset} bytes into the range (0 to capacity), or null */
+    private byte[] statesAt(long offset) {
+        return unitStates[(int) (offset >>> UnitRange.UNIT_SHIFT)];
     }
 
     /**
@@ -421,7 +426,7 @@ public final class PooledAllocator implements Allocator {
         if (Long.compareUnsigned(offset, capacity) < 0 && segment.isNative()) {
             // A small block is freed from its unit's states alone (UnitStates): start and liveness
             // in one table load and a CAS, no span. Anything else takes the slow path.
-            byte[] states = unitStates[(int) (offset >>> UnitRange.UNIT_SHIFT)];
+            byte[] states = statesAt(offset);
             long size = segment.byteSize();
             if (states == UnitStates.TRACKED) {
                 // primitives only: a call that took the segment would let it escape, and C2 would
@@ -514,7 +519,7 @@ public final class PooledAllocator implements Allocator {
             freeTrackedWhileOpen(span, index, address, segment.byteSize());
             return;
         }
-        byte[] states = range.statesAt(offset);
+        byte[] states = statesAt(offset);
         if (states == null || states == UnitStates.TRACKED
                 || !UnitStates.clearLive(states, span.sizeClass, offset & (UnitRange.UNIT_BYTES - 1))) {
             doubleFree(segment);

@@ -86,14 +86,6 @@ final class UnitRange {
     }
 
     /**
-     * @param offset bytes from base, 0 to capacity
-     * @return the {@link UnitStates} of the unit there if it belongs to a small span, else null
-     */
-    byte[] statesAt(long offset) {
-        return unitStates[(int) (offset >>> UNIT_SHIFT)];
-    }
-
-    /**
      * @return the unit table of states itself (unit index to {@link UnitStates} or null), for callers that
      *         read it on their fast paths; they must not write it
      */

@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 /**
  * The state bytes of the blocks that start in one unit (64 KiB) of an untracked small span of a
  * {@link PooledAllocator}: what {@link PooledAllocator#free} and the allocation fast path read and
- * write, found from an address by one load from {@link UnitRange#statesAt}.
+ * write, found from an address by one load from {@linkplain UnitRange#statesTable() the unit table}.
  *
  * <p>The state of the block of class {@code c} that starts {@code inUnit} bytes into the unit lies at
  * {@code FIRST + (inUnit >>> GRANULE_SHIFT[c])}, or at 64 times that granule for blocks of 4 KiB and more
@@ -57,15 +57,6 @@ final class UnitStates {
     private static final long OWN_LINE_MIN_BLOCK = 4096;
     private static final int FIRST_OWN_LINE_CLASS = SizeClasses.of(OWN_LINE_MIN_BLOCK);
     private static final VarHandle STATE = MethodHandles.arrayElementVarHandle(byte[].class);
-    /** Per class: granule shift in bits 0-7, start shift in bits 8-15, stride shift (0 or 6) in bits 16-23. */
-    private static final int[] SHAPE = new int[SizeClasses.COUNT];
-
-    static {
-        for (int c = 0; c < SizeClasses.COUNT; c++) {
-            SHAPE[c] = SizeClasses.GRANULE_SHIFT[c] | SizeClasses.START_SHIFT[c] << 8 | (c >= FIRST_OWN_LINE_CLASS ? 6 : 0) << 16;
-        }
-    }
-
     private UnitStates() {
     }
 
@@ -76,13 +67,13 @@ final class UnitStates {
     }
 
     /**
-     * Where the state of a block of class {@code c} starting {@code inUnit} bytes into its unit lies. The
-     * stride is chosen by comparing the class with a constant: a shift by a per-span field cost 2 to 3 ns
-     * of about 21 per allocate and free when the states lived in the span.
+     * Where the state of a block of class {@code c} starting {@code inUnit} bytes into its unit lies: its
+     * granule, times 64 for blocks with a cache line of their own (chosen by comparing the class with a
+     * constant).
      */
     static int index(int c, long inUnit) {
-        int shape = SHAPE[c];
-        return FIRST + ((int) (inUnit >>> shape) << (shape >>> 16));
+        int granule = (int) (inUnit >>> SizeClasses.GRANULE_SHIFT[c]);
+        return FIRST + (c >= FIRST_OWN_LINE_CLASS ? granule << 6 : granule);
     }
 
     /**
@@ -90,13 +81,13 @@ final class UnitStates {
      *         the class + 1 times 4, plus the start's step within its granule (0 to 3), never 0
      */
     static byte value(int c, long inUnit) {
-        int shape = SHAPE[c];
-        return (byte) ((c + 1) << 2 | (int) ((inUnit & ((1L << shape) - 1)) >>> (shape >>> 8)));
+        long inGranule = inUnit & ((1L << SizeClasses.GRANULE_SHIFT[c]) - 1);
+        return (byte) ((c + 1) << 2 | (int) (inGranule >>> SizeClasses.START_SHIFT[c]));
     }
 
     /** @return whether {@code inUnit} has the alignment every block start of class {@code c} has */
     static boolean startAligned(int c, long inUnit) {
-        return (inUnit & ((1L << (SHAPE[c] >>> 8)) - 1)) == 0;
+        return (inUnit & ((1L << SizeClasses.START_SHIFT[c]) - 1)) == 0;
     }
 
     /** Marks the block live; only the thread that just took it from its cache calls this. */
