@@ -363,10 +363,47 @@ public final class PooledAllocator implements Allocator {
     /** Takes a block from its class's tracked spans and records it (with {@code own}, FULL mode's scope of it). */
     private long trackedBlock(int sizeClass, long byteSize, Arena own) {
         long address = pools[sizeClass].fetchTracked();
-        tracker.track(address, byteSize, own);
+        track(address, byteSize, own);
         slowAllocatedBytes.addAndGet(byteSize);
         slowLiveAllocations.incrementAndGet();
         return address;
+    }
+
+    /**
+     * Records a tracked allocation, or refuses it if the allocator is closed. Under the close lock, so
+     * that {@link #close()} either finds the record and closes the allocation's own scope before the
+     * memory goes back to the system, or closes first and this refuses: a FULL-mode allocation that
+     * raced close must never hand out a live segment over unmapped memory.
+     *
+     * @throws IllegalStateException if the allocator is closed
+     */
+    private void track(long address, long byteSize, Arena own) {
+        synchronized (closeLock) {
+            if (closed) {
+                throw Checks.closed(name);
+            }
+            tracker.track(address, byteSize, own);
+        }
+    }
+
+    /**
+     * Forgets a tracked allocation being freed and closes its own scope (FULL mode), under the close
+     * lock: {@link #close()} closes the scopes of the records it finds, so the record and the scope must
+     * go together, or one of the two would close a scope the other already closed.
+     *
+     * @return the record, or null if the allocator is closed or {@code address} is no live tracked allocation
+     */
+    private AllocationTracker.Tracked untrack(long address) {
+        synchronized (closeLock) {
+            if (closed) {
+                return null;
+            }
+            AllocationTracker.Tracked t = tracker.untrack(address);
+            if (t != null && t.arena() != null) {
+                t.arena().close();
+            }
+            return t;
+        }
     }
 
     // reinterpret is restricted: the run has at least byteSize bytes past the aligned address.
@@ -393,7 +430,7 @@ public final class PooledAllocator implements Allocator {
         Arena own = track && debug == DebugMode.FULL ? Arena.ofShared() : null;
         range.markLarge(span, address, byteSize, own);
         if (track) {
-            tracker.track(address, byteSize, own);
+            track(address, byteSize, own);
         }
         slowAllocatedBytes.addAndGet(byteSize);
         slowLiveAllocations.incrementAndGet();
@@ -497,11 +534,8 @@ public final class PooledAllocator implements Allocator {
                 throw notLive(segment, "it does not start a live allocation");
             }
             // the debug record and the scope end before the units can be reused by another allocation
-            if (released.ownScope() != null) {
-                released.ownScope().close();
-            }
             if (released.ownScope() != null || tracker.isTracked(address)) {
-                tracker.untrack(address);
+                untrack(address);
             }
             range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
@@ -557,12 +591,9 @@ public final class PooledAllocator implements Allocator {
     }
 
     private void freeTrackedWhileOpen(Span span, int index, long address, long size) {
-        AllocationTracker.Tracked t = tracker.untrack(address);
+        AllocationTracker.Tracked t = untrack(address);
         if (t == null) {
             throw tracker.badFree(address, size, "or it was already freed");
-        }
-        if (t.arena() != null) {
-            t.arena().close();
         }
         pools[span.sizeClass].giveBackTracked(span, index);
         slowAllocatedBytes.addAndGet(-t.size());
