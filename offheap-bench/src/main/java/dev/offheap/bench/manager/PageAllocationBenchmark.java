@@ -44,6 +44,11 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *     which costs a JVM-wide handshake.
  * <li>{@code arenaConfined}, {@code arenaShared}: one {@code Arena.ofConfined()} /
  *     {@code Arena.ofShared()} per page, {@code allocate(pageSize)} and {@code close()}.
+ * <li>{@code revocableFloor} (a reference, not a goal): what a revocable page costs with no
+ *     bookkeeping at all. One {@code Arena.ofConfined()} per page over memory allocated once, the
+ *     page a {@code reinterpret} of a slice of it, the arena closed on release. The arenas and pages
+ *     are stored in the benchmark's state so that they escape, as a manager's pages do; the manager's
+ *     time beyond this is its bookkeeping (pool, per-thread cache, owners, double-release checks).
  * </ul>
  * Goals checked: manager allocate+release of one page at least 5x Flink's and at least 100x
  * {@code Arena.ofShared()} per page; at two threads at least 1.6x the one-thread throughput.
@@ -81,6 +86,11 @@ public class PageAllocationBenchmark {
     }
 
     @Benchmark
+    public long revocableFloor(FloorPages floor) {
+        return PageOps.revocableFloor(floor, pageSize, pageCount);
+    }
+
+    @Benchmark
     public long arenaConfined() {
         return PageOps.confinedArenas(pageSize, pageCount);
     }
@@ -88,6 +98,20 @@ public class PageAllocationBenchmark {
     @Benchmark
     public long arenaShared() {
         return PageOps.sharedArenas(pageSize, pageCount);
+    }
+
+    /** The memory {@link #revocableFloor} cuts its pages from, and where they escape to; one per thread. */
+    @State(Scope.Thread)
+    public static class FloorPages extends PageOps.FloorPages {
+        @Setup(Level.Trial)
+        public void build(BenchmarkParams params) {
+            allocate(Integer.parseInt(params.getParam("pageSize")), Integer.parseInt(params.getParam("pageCount")));
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            free();
+        }
     }
 
     /** Room for every thread's pages several times over; each thread's state is its owner. */

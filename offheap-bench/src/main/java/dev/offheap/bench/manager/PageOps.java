@@ -87,6 +87,49 @@ final class PageOps {
         return sum;
     }
 
+    /**
+     * The floor of a revocable page: an {@code Arena.ofConfined()} per page, the page a
+     * {@code reinterpret} of a slice of memory allocated once, the arena closed on release. No pool,
+     * no owners, no checks. Arenas and pages go into {@code floor}'s arrays so that they escape, as a
+     * manager's pages do (a page that does not escape costs nothing: C2 removes its arena).
+     */
+    @SuppressWarnings("restricted") // the slices lie inside memory the state allocated and keeps
+    static long revocableFloor(FloorPages floor, int pageSize, int count) {
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            Arena arena = Arena.ofConfined();
+            MemorySegment page = floor.memory.asSlice((long) i * pageSize, pageSize).reinterpret(arena, null);
+            floor.arenas[i] = arena;
+            floor.pages[i] = page;
+            sum += touch(page, i + 1);
+        }
+        for (int i = 0; i < count; i++) {
+            ((Arena) floor.arenas[i]).close();
+        }
+        return sum;
+    }
+
+    /** What {@link #revocableFloor} needs: the memory its pages are cut from, and where they escape to. */
+    abstract static class FloorPages {
+        private Arena owner;
+        MemorySegment memory;
+        // Object[]: a store into an array of an interface type pays a type check that a manager's own
+        // per-page table (an Object[]) does not
+        Object[] arenas;
+        Object[] pages;
+
+        void allocate(int pageSize, int count) {
+            owner = Arena.ofShared();
+            memory = owner.allocate((long) pageSize * count, Long.BYTES);
+            arenas = new Object[count];
+            pages = new Object[count];
+        }
+
+        void free() {
+            owner.close();
+        }
+    }
+
     static long confinedArenas(int pageSize, int count) {
         if (count == 1) {
             try (Arena arena = Arena.ofConfined()) {
