@@ -106,6 +106,27 @@ final class AddressTable {
         }
     }
 
+    /**
+     * Finds the live allocation that covers {@code address} without starting there: what a free of a
+     * slice of it would name. A pass over every entry, for the failure path only.
+     *
+     * @param sizeOf the requested size of an entry, from its value
+     * @return the start of that allocation, or -1 if no live allocation covers {@code address}
+     */
+    long startCovering(long address, java.util.function.LongUnaryOperator sizeOf) {
+        for (Stripe s : stripes) {
+            synchronized (s) {
+                for (int i = 0; i < s.keys.length; i++) {
+                    long start = s.keys[i];
+                    if (start != EMPTY && start < address && address - start < sizeOf.applyAsLong(s.values[i])) {
+                        return start;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
     long bytes() {
         long sum = 0;
         for (Stripe s : stripes) {

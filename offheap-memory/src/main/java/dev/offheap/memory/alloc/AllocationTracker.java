@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -68,9 +69,19 @@ final class AllocationTracker {
 
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Freed> eldest) {
-            return size() > RECENTLY_FREED;
+            if (size() > RECENTLY_FREED) {
+                recentlyFreedAddresses.remove(eldest.getKey());
+                return true;
+            }
+            return false;
         }
     };
+    /**
+     * The keys of {@link #recentlyFreed} in order, guarded by the same lock: a new allocation forgets
+     * every free record inside it, not only one at its own address. A record left inside a live
+     * allocation would make a free of a slice of it read as a second free of the old allocation.
+     */
+    private final TreeSet<Long> recentlyFreedAddresses = new TreeSet<>();
     private final ArrayDeque<String> problems = new ArrayDeque<>();
 
     AllocationTracker(String allocatorName, DebugMode mode) {
@@ -112,7 +123,11 @@ final class AllocationTracker {
                     + " while it was still allocated by thread '" + previous.thread() + "' at" + format(previous.stack()));
         }
         synchronized (recentlyFreed) {
-            recentlyFreed.remove(address);
+            var inside = recentlyFreedAddresses.subSet(address, true, address + Math.max(1, size), false);
+            for (Long freed : inside) {
+                recentlyFreed.remove(freed);
+            }
+            inside.clear();
         }
         return t;
     }
@@ -133,6 +148,7 @@ final class AllocationTracker {
             Freed f = new Freed(t, Thread.currentThread().getName(), mode == DebugMode.FULL ? site() : null);
             synchronized (recentlyFreed) {
                 recentlyFreed.put(address, f);
+                recentlyFreedAddresses.add(address);
             }
         }
         return t;
@@ -140,7 +156,9 @@ final class AllocationTracker {
 
     /**
      * Builds the exception for a free of {@code address} that is not live: a double free with both
-     * stack traces if it was freed recently, else a foreign free. Records the problem either way.
+     * stack traces if an allocation at that address was freed recently and the segment is no larger
+     * than it was (a larger one cannot be it: memory another allocator handed out at a reused address),
+     * else a foreign free. Records the problem either way.
      */
     RuntimeException badFree(long address, long size, String why) {
         Freed f;
@@ -148,7 +166,7 @@ final class AllocationTracker {
             f = recentlyFreed.get(address);
         }
         String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
-        if (f != null) {
+        if (f != null && size <= f.allocation.size()) {
             String message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
                     + " (" + f.allocation.size() + " bytes): allocated by thread '" + f.allocation.thread() + "' at"
                     + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "'" + (f.site != null ? " at" + format(ownFramesDropped(f.site))

@@ -242,6 +242,12 @@ public final class NativeAllocator implements Allocator {
             if (closed) {
                 return;
             }
+            long start = table.startCovering(address, v -> v & SIZE_MASK);
+            if (start >= 0) {
+                // before the debug records: one of an earlier allocation here would call this a second free
+                throw foreign(segment, "it starts " + (address - start) + " bytes into the live allocation at 0x"
+                        + Long.toHexString(start) + " (a slice of it?)");
+            }
             if (tracker != null) {
                 throw tracker.badFree(address, segment.byteSize(), "or it was already freed");
             }

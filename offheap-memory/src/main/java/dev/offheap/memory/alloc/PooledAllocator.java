@@ -531,6 +531,10 @@ public final class PooledAllocator implements Allocator {
         if (span.sizeClass < 0) {
             Span.LargeRelease released = range.endLarge(span, address);
             if (released == null) {
+                if (range.insideLarge(span, address)) {
+                    // before the debug records: one of an earlier allocation here would call this a second free
+                    throw notAllocatedHere(segment, "it starts inside a live allocation (a slice of it?)");
+                }
                 throw notLive(segment, "it does not start a live allocation");
             }
             // the debug record and the scope end before the units can be reused by another allocation

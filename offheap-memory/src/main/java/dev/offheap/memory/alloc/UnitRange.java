@@ -196,6 +196,11 @@ final class UnitRange {
         return released;
     }
 
+    /** @return whether {@code address} lies inside the live allocation of a large span, past its start */
+    synchronized boolean insideLarge(Span span, long address) {
+        return !closed && span.live && address > span.blockAddress && address - span.blockAddress < span.requested;
+    }
+
     /** Returns a span's units; they stay charged until {@link #purgeFree()}. */
     synchronized void free(Span span) {
         if (closed) {

@@ -1,0 +1,80 @@
+package dev.offheap.memory.alloc;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * How the debug modes tell a second free from a free of memory the allocator did not hand out, where
+ * the two share an address. Regressions found by {@link AllocatorFuzzTest}.
+ */
+class AllocationTrackerTest {
+
+    @Test
+    void aSecondFreeOfTheSameBlockIsADoubleFree() {
+        AllocationTracker tracker = new AllocationTracker("t", DebugMode.FULL);
+        tracker.track(1000, 48, null);
+        tracker.untrack(1000);
+        assertThat(tracker.badFree(1000, 48, "not live")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("double free").hasMessageContaining("48 bytes");
+        assertThat(tracker.problems()).hasSize(1);
+    }
+
+    @Test
+    void aLargerSegmentAtAFreedAddressIsNotThatAllocation() {
+        AllocationTracker tracker = new AllocationTracker("t", DebugMode.FULL);
+        tracker.track(1000, 48, null);
+        tracker.untrack(1000);
+        // another allocator's block at a reused address: no second free of the 48-byte allocation
+        assertThat(tracker.badFree(1000, 4096, "not live")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("did not allocate");
+    }
+
+    @Test
+    void aNewAllocationForgetsTheFreeRecordsInsideIt() {
+        AllocationTracker tracker = new AllocationTracker("t", DebugMode.FULL);
+        tracker.track(1000, 48, null);
+        tracker.untrack(1000);
+        tracker.track(2000, 16, null);
+        tracker.untrack(2000);
+        // a new allocation from 900 to 1900 covers the first freed block but not the second
+        tracker.track(900, 1000, null);
+        assertThat(tracker.badFree(1000, 16, "a slice?")).as("a slice of the live allocation at 900")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(tracker.badFree(2000, 16, "not live")).as("still a second free")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void nativeAllocatorNamesTheLiveAllocationASliceStartsIn() {
+        for (DebugMode mode : DebugMode.values()) {
+            try (NativeAllocator allocator = NativeAllocator.builder().debug(mode).build()) {
+                MemorySegment segment = allocator.allocate(1000);
+                assertThatThrownBy(() -> allocator.free(segment.asSlice(16))).as("mode %s", mode)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("starts 16 bytes into the live allocation at 0x"
+                                + Long.toHexString(segment.address()));
+                assertThat(allocator.allocatedBytes()).isEqualTo(1000);
+                allocator.free(segment);
+                assertThat(allocator.allocatedBytes()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void pooledAllocatorRefusesASliceOfALiveLargeAllocationAsNotAllocated() {
+        for (DebugMode mode : DebugMode.values()) {
+            try (PooledAllocator allocator = PooledAllocator.builder().debug(mode).build()) {
+                MemorySegment large = allocator.allocate(200_000);
+                assertThatThrownBy(() -> allocator.free(large.asSlice(4096))).as("mode %s", mode)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("starts inside a live allocation");
+                allocator.free(large);
+                assertThat(allocator.allocatedBytes()).isZero();
+            }
+        }
+    }
+}
