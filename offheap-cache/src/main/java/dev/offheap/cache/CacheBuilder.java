@@ -7,6 +7,7 @@ import dev.offheap.memory.MemoryManager;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,6 +34,8 @@ public final class CacheBuilder<K, V> {
     MemoryManager memoryManager;
     String name = "offheap-cache";
     LongSupplier nanoClock = System::nanoTime;
+    Duration cleanUpInterval;
+    ScheduledExecutorService cleanUpExecutor;
 
     CacheBuilder(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
         this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -143,6 +146,37 @@ public final class CacheBuilder<K, V> {
     }
 
     /**
+     * Has the cache run {@link OffHeapCache#cleanUp()} every {@code interval}, so that the memory of
+     * expired entries comes back even when no writes come (default: never; expired entries then leave
+     * with writes, evictions and sweeps, see {@link OffHeapCache#cleanUp()}). The runs happen on one
+     * daemon thread that all caches share, and stop when the cache is closed.
+     *
+     * @param interval the time between the end of one run and the start of the next; positive
+     * @return this builder
+     * @throws NullPointerException     if {@code interval} is null
+     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     */
+    public CacheBuilder<K, V> cleanUpInterval(Duration interval) {
+        return cleanUpInterval(interval, null);
+    }
+
+    /**
+     * Like {@link #cleanUpInterval(Duration)}, on an executor of the application's.
+     *
+     * @param interval the time between the end of one run and the start of the next; positive
+     * @param executor where the runs are scheduled; the cache never shuts it down; null for the shared
+     *                 daemon thread
+     * @return this builder
+     * @throws NullPointerException     if {@code interval} is null
+     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     */
+    public CacheBuilder<K, V> cleanUpInterval(Duration interval, ScheduledExecutorService executor) {
+        this.cleanUpInterval = positive(interval, "cleanUpInterval");
+        this.cleanUpExecutor = executor;
+        return this;
+    }
+
+    /**
      * @param nanoClock the time source for expiry, in nanoseconds (default {@link System#nanoTime()}); for tests
      * @return this builder
      */
@@ -162,7 +196,7 @@ public final class CacheBuilder<K, V> {
         }
         return OffHeapCacheImpl.create(new CacheConfig<>(keySerializer, valueSerializer, capacityBytes, maxEntryBytes,
                 evictionPolicy, expireAfterWrite, expireAfterAccess, concurrencyLevel, recordStats, removalListener,
-                loader, budget, memoryManager, name, nanoClock));
+                loader, budget, memoryManager, name, nanoClock, cleanUpInterval, cleanUpExecutor));
     }
 
     private static Duration positive(Duration duration, String option) {

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.fail;
  * come is absent), reads refresh the access deadline of entries without a time to live of their own,
  * every removal the listener reports as EXPIRED or SIZE is of the entry the model holds for that key
  * (EXPIRED only once its deadline has come, SIZE only before), the iterator shows exactly the live
- * entries, and size and weighted size count them plus at most the expired ones not yet removed.
+ * entries, size and weighted size count them plus at most the expired ones not yet removed, and
+ * {@link OffHeapCache#cleanUp()} removes every entry whose deadline has come.
  *
  * <p>During {@code ./mvnw verify} this runs in regression mode over the committed inputs in
  * {@code src/test/resources/dev/offheap/cache/CacheExpiryFuzzTestInputs}; with {@code JAZZER_FUZZ=1}
@@ -142,7 +143,7 @@ class CacheExpiryFuzzTest {
                 byte[] key = new byte[data.consumeInt(0, 3)];
                 Arrays.fill(key, (byte) data.consumeInt(0, 7));
                 ByteBuffer id = ByteBuffer.wrap(key);
-                int op = data.consumeInt(0, 12);
+                int op = data.consumeInt(0, 13);
                 byte[] value = op <= 5 ? value(data, impl.maxEntryBytes()) : null;
                 switch (op) {
                     case 0, 1 -> {
@@ -222,6 +223,14 @@ class CacheExpiryFuzzTest {
                         byte[] live = model.liveValue(id);
                         assertThat(cache.remove(key)).as("remove").isEqualTo(live);
                         model.entries.remove(id);
+                    }
+                    case 11 -> {
+                        cache.cleanUp();
+                        // every entry whose deadline has come is gone (the listener told the model)
+                        for (Map.Entry<ByteBuffer, Entry> e : model.entries.entrySet()) {
+                            assertThat(e.getValue().expired(model.now())).as("left by cleanUp: %s", e.getKey()).isFalse();
+                        }
+                        assertThat(cache.size()).as("size after cleanUp").isEqualTo(model.entries.size());
                     }
                     default -> {
                         long step = data.consumeBoolean() ? data.consumeLong(0, 20) : data.consumeLong(0, 400);

@@ -8,6 +8,7 @@ import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,6 +22,8 @@ import java.util.function.LongSupplier;
  * @param loader           null for none
  * @param budget           null for none
  * @param memoryManager    null for none
+ * @param cleanUpInterval  null for no scheduled clean-up
+ * @param cleanUpExecutor  null for the shared daemon thread
  * @param <K>              key type
  * @param <V>              value type
  */
@@ -29,5 +32,6 @@ public record CacheConfig<K, V>(Serializer<K> keySerializer, Serializer<V> value
                                 Duration expireAfterAccess, int concurrencyLevel, boolean recordStats,
                                 RemovalListener<? super K, ? super V> removalListener,
                                 CacheLoader<? super K, V> loader, Budget budget, MemoryManager memoryManager,
-                                String name, LongSupplier nanoClock) {
+                                String name, LongSupplier nanoClock, Duration cleanUpInterval,
+                                ScheduledExecutorService cleanUpExecutor) {
 }

@@ -108,6 +108,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final Object closeLock = new Object();
+    /** The scheduled {@link #cleanUp()} runs, or null; cancelled by close. */
+    private volatile java.util.concurrent.ScheduledFuture<?> cleanUpRuns;
     private ObjectName mbeanName;
 
     private record KeyBytes(byte[] bytes) {
@@ -141,7 +143,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * @throws dev.offheap.memory.BudgetExceededException if the budget or manager cannot hold the capacity
      */
     public static <K, V> OffHeapCache<K, V> create(CacheConfig<K, V> config) {
-        return new OffHeapCacheImpl<>(config);
+        OffHeapCacheImpl<K, V> cache = new OffHeapCacheImpl<>(config);
+        if (config.cleanUpInterval() != null) {
+            // after construction, so that the schedule never sees a cache half built
+            cache.cleanUpRuns = ScheduledCleanUp.start(cache, config.cleanUpInterval(), config.cleanUpExecutor());
+        }
+        return cache;
     }
 
     private OffHeapCacheImpl(CacheConfig<K, V> config) {
@@ -442,6 +449,49 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw e;
         }
         return stamp;
+    }
+
+    /**
+     * Buckets {@link #cleanUp()} looks at per hold of a segment's write lock: at one entry per bucket and
+     * a cache miss per entry, about 100 us, the longest a read or write waits for it.
+     */
+    private static final int CLEAN_UP_BUCKETS = 1024;
+
+    /**
+     * One clean-up at a time: a pass over a segment keeps, between its batches, the earliest deadline
+     * it has seen (see {@link Shard#expireBucketsLocked}), which a second pass would reset.
+     */
+    private final Object cleanUpLock = new Object();
+
+    @Override
+    public void cleanUp() {
+        checkOpen();
+        synchronized (cleanUpLock) {
+            cleanUpShards(readClock());
+        }
+    }
+
+    private void cleanUpShards(long now) {
+        try {
+            for (Shard shard : shards) {
+                int bucket = 0;
+                do {
+                    Removals removals = removals(now);
+                    long stamp = shard.lockWrite();
+                    try {
+                        if (bucket == 0) {
+                            shard.drainReadsLocked();
+                        }
+                        bucket = now == Long.MIN_VALUE ? -1 : shard.expireBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, removals);
+                    } finally {
+                        shard.unlockWrite(stamp);
+                    }
+                    notifyListener(removals);
+                } while (bucket >= 0);
+            }
+        } catch (IllegalStateException e) {
+            throw translate(e);
+        }
     }
 
     /**
@@ -1360,6 +1410,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return;
             }
             closed = true;
+        }
+        java.util.concurrent.ScheduledFuture<?> runs = cleanUpRuns;
+        if (runs != null) {
+            runs.cancel(false);
         }
         for (Shard shard : shards) {
             if (shard.holdsWriteLock()) {

@@ -115,6 +115,18 @@ final class Shard {
     private long prefetched;
     /** The thread holding the write lock, to refuse reentrant use instead of deadlocking. */
     private Thread writer;
+    /**
+     * A lower bound on every deadline of the segment's entries, encoded ({@link Deadlines}; encodings
+     * order as the deadlines do), {@link Integer#MAX_VALUE} for none: a clean-up skips the segment
+     * while it lies ahead. It holds because an entry's deadlines only move later once written (a read
+     * moves the access deadline to now + expireAfterAccess), and every write lowers the bound to its own
+     * deadlines; a full clean-up pass raises it to the earliest deadline it left behind.
+     */
+    private int earliestDeadline = Integer.MAX_VALUE;
+    /** The earliest deadline written since the current clean-up pass began (see {@link #earliestDeadline}). */
+    private int earliestWrittenDuringPass = Integer.MAX_VALUE;
+    /** The earliest deadline among the entries the current clean-up pass kept. */
+    private int earliestKeptByPass = Integer.MAX_VALUE;
 
     Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats) {
         this.region = region;
@@ -577,10 +589,30 @@ final class Shard {
     private void writeDeadlines(long at, boolean deadlined, int deadline, int writeDeadline) {
         if (deadlined) {
             setInt(region, at + DEADLINE, deadline);
+            int earliest = deadline;
             if (twoDeadlines) {
                 setInt(region, at + WRITE_DEADLINE, writeDeadline);
+                earliest = earliestOf(deadline, writeDeadline);
             }
+            earliestDeadline = Math.min(earliestDeadline, earliest);
+            earliestWrittenDuringPass = Math.min(earliestWrittenDuringPass, earliest);
         }
+    }
+
+    /** @return the earlier of two encoded deadlines, {@link Deadlines#NEVER} counting as none */
+    private static int earliestOf(int a, int b) {
+        return a == Deadlines.NEVER ? (b == Deadlines.NEVER ? Integer.MAX_VALUE : b)
+                : b == Deadlines.NEVER ? a : Math.min(a, b);
+    }
+
+    /** @return the earliest encoded deadline of an entry, {@link Integer#MAX_VALUE} if it never expires */
+    private int earliestDeadlineOf(int entry) {
+        long at = address(entry);
+        if (!RegionLayout.deadlined(getInt(region, at + META))) {
+            return Integer.MAX_VALUE;
+        }
+        int deadline = getInt(region, at + DEADLINE);
+        return twoDeadlines ? earliestOf(deadline, getInt(region, at + WRITE_DEADLINE)) : earliestOf(deadline, Deadlines.NEVER);
     }
 
     private long maxEntryWeight() {
@@ -725,6 +757,48 @@ final class Shard {
                 removeLocked(head, RemovalCause.EXPIRED, removals);
             }
         }
+    }
+
+    /**
+     * Removes the expired entries of the buckets from {@code from} on, {@code count} of them at most.
+     * A cursor over buckets survives the table's growth between calls: doubling sends every entry of a
+     * bucket at or past the cursor to a bucket at or past it, so a pass from 0 to the end misses no
+     * entry that was there when it began (entries of buckets already passed may be seen twice). The
+     * table only shrinks when the segment is empty.
+     *
+     * @return the next bucket, or -1 past the table's end
+     */
+    int expireBucketsLocked(int from, int count, long nowMillis, Removals removals) {
+        if (from == 0) {
+            if (!Deadlines.passed(earliestDeadline, nowMillis)) {
+                return -1; // no entry's deadline has come: nothing to look at
+            }
+            earliestKeptByPass = Integer.MAX_VALUE;
+            earliestWrittenDuringPass = Integer.MAX_VALUE;
+        }
+        if (from > tableMask) {
+            return -1;
+        }
+        int to = (int) Math.min((long) tableMask + 1, (long) from + count);
+        long data = address(tableBlock) + TABLE_DATA;
+        for (int b = from; b < to; b++) {
+            int entry = getInt(region, data + ((long) b << 2));
+            while (entry != 0) {
+                int next = getInt(region, address(entry) + CHAIN_NEXT);
+                if (expired(entry, nowMillis)) {
+                    removeLocked(entry, RemovalCause.EXPIRED, removals);
+                } else {
+                    earliestKeptByPass = Math.min(earliestKeptByPass, earliestDeadlineOf(entry));
+                }
+                entry = next;
+            }
+        }
+        if (to > tableMask) {
+            // every entry is behind the cursor now: kept ones were seen, newer ones lowered the other bound
+            earliestDeadline = Math.min(earliestKeptByPass, earliestWrittenDuringPass);
+            return -1;
+        }
+        return to;
     }
 
     private boolean shrinkTablesLocked() {
