@@ -3,6 +3,8 @@
  * {@link dev.offheap.memory.MemoryManager}, {@link dev.offheap.memory.Segments} helpers for
  * algorithms on pages, and variable-size {@linkplain dev.offheap.memory.alloc allocators}. Everything is a {@link java.lang.foreign.MemorySegment}.
  */
+// dev.offheap.cache is built after this module: its qualified export below names a module javac cannot see yet
+@SuppressWarnings("module")
 module dev.offheap.memory {
     requires java.management;
     requires jdk.management;
@@ -10,6 +12,7 @@ module dev.offheap.memory {
 
     exports dev.offheap.memory;
     exports dev.offheap.memory.alloc;
-    // JFR reads the event classes reflectively; nothing else may use the internals.
-    exports dev.offheap.memory.internal to jdk.jfr;
+    // JFR reads the event classes reflectively, and the cache schedules its clean-up with
+    // WeakSchedule; nothing else may use the internals.
+    exports dev.offheap.memory.internal to jdk.jfr, dev.offheap.cache;
 }

@@ -144,7 +144,7 @@ class CacheExpiryFuzzTest {
                 Arrays.fill(key, (byte) data.consumeInt(0, 7));
                 ByteBuffer id = ByteBuffer.wrap(key);
                 int op = data.consumeInt(0, 13);
-                byte[] value = op <= 5 ? value(data, impl.maxEntryBytes()) : null;
+                byte[] value = op <= 5 ? CacheFuzzTest.value(data, impl.maxEntryBytes()) : null;
                 switch (op) {
                     case 0, 1 -> {
                         long ttl = data.consumeBoolean() ? data.consumeLong(1, 300) : 0;
@@ -165,7 +165,7 @@ class CacheExpiryFuzzTest {
                         model.write(id, value, ttl, header);
                     }
                     case 2 -> {
-                        if (tooLarge(impl, key, value)) {
+                        if (CacheFuzzTest.tooLarge(impl, key, value)) {
                             continue;
                         }
                         byte[] present = cache.putIfAbsent(key, value);
@@ -175,7 +175,7 @@ class CacheExpiryFuzzTest {
                         }
                     }
                     case 3 -> {
-                        if (tooLarge(impl, key, value)) {
+                        if (CacheFuzzTest.tooLarge(impl, key, value)) {
                             continue;
                         }
                         byte[] live = model.liveValue(id);
@@ -185,7 +185,7 @@ class CacheExpiryFuzzTest {
                         }
                     }
                     case 4 -> {
-                        if (tooLarge(impl, key, value)) {
+                        if (CacheFuzzTest.tooLarge(impl, key, value)) {
                             continue;
                         }
                         boolean remove = data.consumeBoolean();
@@ -253,20 +253,6 @@ class CacheExpiryFuzzTest {
 
     /** The header of an entry that never expires (RegionLayout's diagram: 20 bytes). */
     private static final int NO_DEADLINE_HEADER = 20;
-
-    private static byte[] value(FuzzedDataProvider data, long maxEntryBytes) {
-        int length = data.consumeBoolean() ? data.consumeInt(0, 64) : data.consumeInt(0, (int) maxEntryBytes);
-        byte[] value = new byte[length];
-        Arrays.fill(value, (byte) data.consumeInt());
-        if (length > 0) {
-            value[length - 1] = (byte) length;
-        }
-        return value;
-    }
-
-    private static boolean tooLarge(OffHeapCacheImpl<?, ?> impl, byte[] key, byte[] value) {
-        return impl.headerBytes() + key.length + value.length > impl.maxEntryBytes();
-    }
 
     private static void assertMatches(OffHeapCache<byte[], byte[]> cache, OffHeapCacheImpl<?, ?> impl, Model model,
                                       long capacity) {

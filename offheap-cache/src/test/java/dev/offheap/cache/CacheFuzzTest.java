@@ -130,7 +130,8 @@ class CacheFuzzTest {
         }
     }
 
-    private static byte[] value(FuzzedDataProvider data, long maxEntryBytes) {
+    /** A value of 0 to 64 bytes or up to the entry limit, its last byte its length (shared with {@link CacheExpiryFuzzTest}). */
+    static byte[] value(FuzzedDataProvider data, long maxEntryBytes) {
         int length = data.consumeBoolean() ? data.consumeInt(0, 64) : data.consumeInt(0, (int) maxEntryBytes);
         byte[] value = new byte[length];
         Arrays.fill(value, (byte) data.consumeInt());
@@ -140,7 +141,8 @@ class CacheFuzzTest {
         return value;
     }
 
-    private static boolean tooLarge(OffHeapCacheImpl<?, ?> impl, byte[] key, byte[] value) {
+    /** Whether an entry without a time to live of its own is over the cache's entry limit. */
+    static boolean tooLarge(OffHeapCacheImpl<?, ?> impl, byte[] key, byte[] value) {
         return impl.headerBytes() + key.length + value.length > impl.maxEntryBytes();
     }
 

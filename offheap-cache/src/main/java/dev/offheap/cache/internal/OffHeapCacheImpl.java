@@ -14,6 +14,7 @@ import dev.offheap.cache.ValueTooLargeException;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.alloc.LargeRegions;
+import dev.offheap.memory.internal.WeakSchedule;
 
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
@@ -39,6 +40,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -109,7 +113,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private volatile boolean closed;
     private final Object closeLock = new Object();
     /** The scheduled {@link #cleanUp()} runs, or null; cancelled by close. */
-    private volatile java.util.concurrent.ScheduledFuture<?> cleanUpRuns;
+    private volatile ScheduledFuture<?> cleanUpRuns;
     private ObjectName mbeanName;
 
     private record KeyBytes(byte[] bytes) {
@@ -145,10 +149,27 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     public static <K, V> OffHeapCache<K, V> create(CacheConfig<K, V> config) {
         OffHeapCacheImpl<K, V> cache = new OffHeapCacheImpl<>(config);
         if (config.cleanUpInterval() != null) {
-            // after construction, so that the schedule never sees a cache half built
-            cache.cleanUpRuns = ScheduledCleanUp.start(cache, config.cleanUpInterval(), config.cleanUpExecutor());
+            // after construction, so that the schedule never sees a cache half built; held weakly, so
+            // that only the application and the cache's MBean keep a cache alive
+            ScheduledExecutorService executor = config.cleanUpExecutor() != null ? config.cleanUpExecutor()
+                    : SharedCleanUpExecutor.INSTANCE;
+            cache.cleanUpRuns = WeakSchedule.atFixedDelay(executor, cache, config.cleanUpInterval(), c -> {
+                try {
+                    c.cleanUp();
+                } catch (IllegalStateException e) {
+                    if (!c.isClosed()) {
+                        throw e;
+                    }
+                    // closed during the run: close() cancelled the schedule
+                }
+            }, "scheduled clean-up");
         }
         return cache;
+    }
+
+    /** The daemon thread of the scheduled clean-ups of all caches without an executor of their own. */
+    private static final class SharedCleanUpExecutor {
+        static final ScheduledThreadPoolExecutor INSTANCE = WeakSchedule.daemonExecutor("offheap-cache-clean-up");
     }
 
     private OffHeapCacheImpl(CacheConfig<K, V> config) {
@@ -1412,7 +1433,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             closed = true;
         }
-        java.util.concurrent.ScheduledFuture<?> runs = cleanUpRuns;
+        ScheduledFuture<?> runs = cleanUpRuns;
         if (runs != null) {
             runs.cancel(false);
         }

@@ -3,6 +3,7 @@ package dev.offheap.memory.alloc;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.internal.WeakSchedule;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -792,36 +793,25 @@ public final class PooledAllocator implements Allocator {
         activityAtLastTick = now;
     }
 
-    /** One daemon thread for all pooled allocators, holding each weakly. */
+    /** One daemon thread for all pooled allocators' idle release, each allocator held weakly. */
     private static final class IdleReleaser {
-        private static final ScheduledThreadPoolExecutor EXECUTOR = executor();
-
-        private static ScheduledThreadPoolExecutor executor() {
-            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "offheap-pooled-allocator-idle-release");
-                t.setDaemon(true);
-                return t;
-            });
-            e.setRemoveOnCancelPolicy(true);
-            return e;
-        }
+        private static final ScheduledThreadPoolExecutor EXECUTOR =
+                WeakSchedule.daemonExecutor("offheap-pooled-allocator-idle-release");
 
         static ScheduledFuture<?> schedule(PooledAllocator allocator, Duration period) {
-            WeakReference<PooledAllocator> ref = new WeakReference<>(allocator);
-            long nanos = Math.max(1_000_000L, period.toNanos());
-            return EXECUTOR.scheduleWithFixedDelay(() -> {
-                PooledAllocator a = ref.get();
-                if (a == null) {
-                    // unreachable without close(): stop ticking (an exception ends a periodic task)
-                    throw new IllegalStateException("allocator gone");
-                }
-                try {
-                    a.releaseIfIdle();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "idle release of allocator '" + a.name + "' failed", e);
-                }
-            }, nanos, nanos, TimeUnit.NANOSECONDS);
+            return WeakSchedule.atFixedDelay(EXECUTOR, allocator, period.compareTo(MIN_IDLE_TICK) < 0 ? MIN_IDLE_TICK : period,
+                    a -> {
+                        try {
+                            a.releaseIfIdle();
+                        } catch (IllegalStateException e) {
+                            // closed during the run: its close cancels the schedule
+                            LOG.log(System.Logger.Level.DEBUG, "idle release of allocator '" + a.name + "' failed", e);
+                        }
+                    }, "idle release");
         }
+
+        /** The shortest period between two looks at an allocator's activity. */
+        private static final Duration MIN_IDLE_TICK = Duration.ofMillis(1);
     }
 
     // =================================================================== state
