@@ -611,8 +611,9 @@ final class Shard {
         if (!RegionLayout.deadlined(getInt(region, at + META))) {
             return Integer.MAX_VALUE;
         }
+        // a deadlined entry's first deadline is never NEVER (Deadlines.encode); its write deadline may be
         int deadline = getInt(region, at + DEADLINE);
-        return twoDeadlines ? earliestOf(deadline, getInt(region, at + WRITE_DEADLINE)) : earliestOf(deadline, Deadlines.NEVER);
+        return twoDeadlines ? earliestOf(deadline, getInt(region, at + WRITE_DEADLINE)) : deadline;
     }
 
     private long maxEntryWeight() {
