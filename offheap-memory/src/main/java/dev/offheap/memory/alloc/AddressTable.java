@@ -59,13 +59,20 @@ final class AddressTable {
         }
     }
 
+    /** What {@link #remove} returns when the entry there has another size: nothing was removed. */
+    static final long WRONG_SIZE = -2;
+
     /**
-     * Removes an allocation.
+     * Removes an allocation if it has the expected size.
      *
-     * @param bytesOf computes the requested size from (address, value), subtracted from {@link #bytes()}
-     * @return its value, or -1 if absent (or the table is closed)
+     * @param expectedBytes the size the caller frees; an entry of another size (the caller holds a
+     *                      slice of it) stays
+     * @param bytesOf       computes the requested size from (address, value), compared with
+     *                      {@code expectedBytes} and subtracted from {@link #bytes()}
+     * @return its value; -1 if absent (or the table is closed); {@link #WRONG_SIZE} if the entry there
+     *         has another size
      */
-    long remove(long address, LongBinaryOperator bytesOf) {
+    long remove(long address, long expectedBytes, LongBinaryOperator bytesOf) {
         Stripe s = stripe(address);
         synchronized (s) {
             if (s.closed) {
@@ -77,12 +84,34 @@ final class AddressTable {
             while (keys[i] != EMPTY) {
                 if (keys[i] == address) {
                     long value = s.values[i];
+                    long bytes = bytesOf.applyAsLong(address, value);
+                    if (bytes != expectedBytes) {
+                        return WRONG_SIZE;
+                    }
                     deleteAt(s, i);
                     s.size--;
-                    s.bytes -= bytesOf.applyAsLong(address, value);
+                    s.bytes -= bytes;
                     return value;
                 }
                 i = (i + 1) & mask;
+            }
+            return -1;
+        }
+    }
+
+    /**
+     * @param sizeOf the requested size of an entry, from its value
+     * @return the requested size of the live allocation at {@code address}, or -1 if there is none
+     */
+    long sizeAt(long address, java.util.function.LongUnaryOperator sizeOf) {
+        Stripe s = stripe(address);
+        synchronized (s) {
+            long[] keys = s.keys;
+            int mask = keys.length - 1;
+            for (int i = (int) mix(address) & mask; keys[i] != EMPTY; i = (i + 1) & mask) {
+                if (keys[i] == address) {
+                    return sizeOf.applyAsLong(s.values[i]);
+                }
             }
             return -1;
         }

@@ -142,13 +142,35 @@ final class AllocationTracker {
      * @return the allocation, or null if {@code address} is not a live tracked allocation
      */
     Tracked untrack(long address) {
-        Tracked t = live.remove(address);
+        return forget(live.remove(address));
+    }
+
+    /**
+     * Forgets a tracked allocation being freed through a segment of {@code size} bytes, if that is its
+     * size; a segment of another size (a slice that starts where the allocation starts) leaves it live.
+     *
+     * @return the allocation; null if {@code address} is not a live tracked allocation; or a record
+     *         whose {@link Tracked#size()} is the live allocation's and whose address is -1 if the sizes differ
+     */
+    Tracked untrack(long address, long size) {
+        Tracked t = live.get(address);
+        if (t == null) {
+            return null;
+        }
+        if (t.size() != size) {
+            return new Tracked(-1, t.size(), t.thread(), t.site(), null);
+        }
+        // a concurrent free of the same address (the caller's race) may have taken it meanwhile
+        return live.remove(address, t) ? forget(t) : null;
+    }
+
+    private Tracked forget(Tracked t) {
         if (t != null) {
             // the free site costs another stack capture: FULL pays it, SAMPLED (meant for production) does not
             Freed f = new Freed(t, Thread.currentThread().getName(), mode == DebugMode.FULL ? site() : null);
             synchronized (recentlyFreed) {
-                recentlyFreed.put(address, f);
-                recentlyFreedAddresses.add(address);
+                recentlyFreed.put(t.address(), f);
+                recentlyFreedAddresses.add(t.address());
             }
         }
         return t;

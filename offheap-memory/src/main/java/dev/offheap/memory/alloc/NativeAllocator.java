@@ -237,7 +237,14 @@ public final class NativeAllocator implements Allocator {
         if (!segment.isNative() || address == 0) {
             throw foreign(segment, "it is not a native segment");
         }
-        long value = table.remove(address, (a, v) -> v & SIZE_MASK);
+        long value = table.remove(address, segment.byteSize(), (a, v) -> v & SIZE_MASK);
+        if (value == AddressTable.WRONG_SIZE) {
+            // a slice that starts where the allocation starts: freeing it would free the whole allocation
+            // while the caller may think part of it is still in use, and miscount allocatedBytes()
+            throw foreign(segment, "it starts the live allocation at 0x" + Long.toHexString(address) + " but has "
+                    + segment.byteSize() + " bytes where the allocation has " + table.sizeAt(address, v -> v & SIZE_MASK)
+                    + " (a slice of it?); free the segment the allocator returned");
+        }
         if (value < 0) {
             if (closed) {
                 return;

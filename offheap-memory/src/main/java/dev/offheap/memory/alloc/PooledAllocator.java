@@ -66,7 +66,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * block is handed out and cleared by {@code free} with a compare-and-set, so a block freed
  * twice (one after the other, or by two threads at once) is never cached twice nor handed to two
  * users. What cannot be told apart is a stale segment freed after its block was handed out again:
- * that frees the new allocation. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
+ * that frees the new allocation; nor, for an untracked block of 64 KiB or less, a shorter slice that
+ * starts at the block and lies in the same size class: it frees the block, and
+ * {@link #allocatedBytes()} keeps the difference. Tracked allocations and larger ones know their size
+ * and refuse such a slice with {@link IllegalArgumentException}, the allocation staying live. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
  * detection and stack traces for those; {@link DebugMode#FULL} tracks every allocation, and each
  * segment has a scope of its own that {@link #free} closes, so a use after free throws.
  *
@@ -390,15 +393,18 @@ public final class PooledAllocator implements Allocator {
      * lock: {@link #close()} closes the scopes of the records it finds, so the record and the scope must
      * go together, or one of the two would close a scope the other already closed.
      *
+     * @param size the size of the segment being freed, or -1 for any: a record of another size stays
+     *             live, and what comes back is {@link AllocationTracker#untrack(long, long)}'s record with
+     *             address -1
      * @return the record, or null if the allocator is closed or {@code address} is no live tracked allocation
      */
-    private AllocationTracker.Tracked untrack(long address) {
+    private AllocationTracker.Tracked untrack(long address, long size) {
         synchronized (closeLock) {
             if (closed) {
                 return null;
             }
-            AllocationTracker.Tracked t = tracker.untrack(address);
-            if (t != null && t.arena() != null) {
+            AllocationTracker.Tracked t = size < 0 ? tracker.untrack(address) : tracker.untrack(address, size);
+            if (t != null && t.address() >= 0 && t.arena() != null) {
                 t.arena().close();
             }
             return t;
@@ -528,7 +534,7 @@ public final class PooledAllocator implements Allocator {
             throw notLive(segment, "no allocation of this allocator is there now");
         }
         if (span.sizeClass < 0) {
-            Span.LargeRelease released = range.endLarge(span, address);
+            Span.LargeRelease released = range.endLarge(span, address, segment.byteSize());
             if (released == null) {
                 if (range.insideLarge(span, address)) {
                     // before the debug records: one of an earlier allocation here would call this a second free
@@ -536,9 +542,12 @@ public final class PooledAllocator implements Allocator {
                 }
                 throw notLive(segment, "it does not start a live allocation");
             }
+            if (!released.released()) {
+                throw sliceOf(address, segment.byteSize(), released.size());
+            }
             // the debug record and the scope end before the units can be reused by another allocation
             if (released.ownScope() != null || tracker.isTracked(address)) {
-                untrack(address);
+                untrack(address, -1);
             }
             range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
@@ -594,9 +603,12 @@ public final class PooledAllocator implements Allocator {
     }
 
     private void freeTrackedWhileOpen(Span span, int index, long address, long size) {
-        AllocationTracker.Tracked t = untrack(address);
+        AllocationTracker.Tracked t = untrack(address, size);
         if (t == null) {
             throw tracker.badFree(address, size, "or it was already freed");
+        }
+        if (t.address() < 0) {
+            throw sliceOf(address, size, t.size());
         }
         pools[span.sizeClass].giveBackTracked(span, index);
         slowAllocatedBytes.addAndGet(-t.size());
@@ -665,6 +677,18 @@ public final class PooledAllocator implements Allocator {
 
     private IllegalArgumentException notAllocatedHere(MemorySegment segment, String why) {
         String message = "free of a segment that allocator '" + name + "' did not allocate: " + segment + ": " + why;
+        tracker.problem(message);
+        return new IllegalArgumentException(message);
+    }
+
+    /**
+     * The free of a segment that starts where a live allocation of {@code allocationBytes} starts but is
+     * shorter or longer (primitives only, as {@link #freeTracked} needs).
+     */
+    private IllegalArgumentException sliceOf(long address, long size, long allocationBytes) {
+        String message = "free of a segment that allocator '" + name + "' did not allocate: 0x" + Long.toHexString(address)
+                + " (" + size + " bytes): it starts the live allocation of " + allocationBytes
+                + " bytes there (a slice of it?); free the segment the allocator returned";
         tracker.problem(message);
         return new IllegalArgumentException(message);
     }

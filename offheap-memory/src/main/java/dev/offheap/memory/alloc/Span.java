@@ -39,8 +39,12 @@ final class Span extends SpanPadding {
     /** FULL debug mode: the allocation's own scope. */
     Arena ownScope;
 
-    /** What freeing a large span gave back: the requested size and the allocation's own scope, if any. */
-    record LargeRelease(long size, Arena ownScope) {
+    /**
+     * What an attempt to free a large span found: the allocation's requested size, its own scope if
+     * any, and whether it was freed ({@code false}: the segment freed had another size, so the
+     * allocation stays live).
+     */
+    record LargeRelease(long size, Arena ownScope, boolean released) {
     }
 
     Span(int firstUnit, int units, long base, int sizeClass, boolean tracked) {

@@ -184,14 +184,19 @@ final class UnitRange {
      * caller finishes with its debug record and scope, then returns the units with {@link #free}:
      * until then no other allocation can reuse the address.
      *
+     * @param size the size of the segment being freed; if it is not the allocation's, nothing is
+     *             freed and the result says so (a slice that starts where the allocation starts)
      * @return what was released, or null if the span holds no live allocation at that address
      */
-    synchronized Span.LargeRelease endLarge(Span span, long address) {
+    synchronized Span.LargeRelease endLarge(Span span, long address, long size) {
         if (closed || !span.live || span.blockAddress != address) {
             return null;
         }
+        if (size != span.requested) {
+            return new Span.LargeRelease(span.requested, null, false);
+        }
         span.live = false;
-        Span.LargeRelease released = new Span.LargeRelease(span.requested, span.ownScope);
+        Span.LargeRelease released = new Span.LargeRelease(span.requested, span.ownScope, true);
         span.ownScope = null;
         return released;
     }

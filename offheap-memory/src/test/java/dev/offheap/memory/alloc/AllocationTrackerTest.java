@@ -77,4 +77,68 @@ class AllocationTrackerTest {
             }
         }
     }
+
+    @Test
+    void aPrefixSliceOfATrackedAllocationLeavesItLive() {
+        AllocationTracker tracker = new AllocationTracker("t", DebugMode.FULL);
+        tracker.track(1000, 48, null);
+        AllocationTracker.Tracked wrongSize = tracker.untrack(1000, 32);
+        assertThat(wrongSize.address()).as("the sizes differ").isNegative();
+        assertThat(wrongSize.size()).isEqualTo(48);
+        assertThat(tracker.isTracked(1000)).isTrue();
+        assertThat(tracker.untrack(1000, 48).address()).isEqualTo(1000);
+        assertThat(tracker.isTracked(1000)).isFalse();
+        assertThat(tracker.untrack(1000, 48)).as("already freed").isNull();
+    }
+
+    @Test
+    @SuppressWarnings("restricted") // reinterpret: a longer "slice" too, within what the test allocated plus one byte it never touches
+    void nativeAllocatorRefusesAPrefixSliceAndKeepsTheAllocation() {
+        for (DebugMode mode : DebugMode.values()) {
+            try (NativeAllocator allocator = NativeAllocator.builder().debug(mode).build()) {
+                MemorySegment segment = allocator.allocate(1000);
+                for (long size : new long[] {0, 24, 999, 1001}) {
+                    MemorySegment slice = segment.reinterpret(size);
+                    assertThatThrownBy(() -> allocator.free(slice)).as("mode %s, %d bytes", mode, size)
+                            .isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageContaining("has " + size + " bytes where the allocation has 1000");
+                }
+                assertThat(allocator.allocatedBytes()).isEqualTo(1000);
+                segment.set(java.lang.foreign.ValueLayout.JAVA_LONG, 992, 7L);
+                allocator.free(segment);
+                assertThat(allocator.allocatedBytes()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void pooledAllocatorRefusesAPrefixSliceOfALargeAllocationInEveryMode() {
+        for (DebugMode mode : DebugMode.values()) {
+            try (PooledAllocator allocator = PooledAllocator.builder().debug(mode).build()) {
+                MemorySegment large = allocator.allocate(200_000);
+                assertThatThrownBy(() -> allocator.free(large.asSlice(0, 100_000))).as("mode %s", mode)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("starts the live allocation of 200000 bytes");
+                assertThat(allocator.allocatedBytes()).isEqualTo(200_000);
+                large.set(java.lang.foreign.ValueLayout.JAVA_LONG, 199_992, 7L);
+                allocator.free(large);
+                assertThat(allocator.allocatedBytes()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void pooledAllocatorInFullModeRefusesAPrefixSliceOfASmallBlock() {
+        try (PooledAllocator allocator = PooledAllocator.builder().debug(DebugMode.FULL).build()) {
+            MemorySegment block = allocator.allocate(48);
+            assertThatThrownBy(() -> allocator.free(block.asSlice(0, 40)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("starts the live allocation of 48 bytes");
+            assertThat(allocator.allocatedBytes()).isEqualTo(48);
+            block.set(java.lang.foreign.ValueLayout.JAVA_LONG, 40, 7L);
+            allocator.free(block);
+            assertThat(allocator.allocatedBytes()).isZero();
+            assertThat(allocator.report().problems()).anyMatch(p -> p.contains("starts the live allocation of 48 bytes"));
+        }
+    }
 }

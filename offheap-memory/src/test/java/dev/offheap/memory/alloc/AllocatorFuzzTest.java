@@ -118,6 +118,16 @@ class AllocatorFuzzTest {
                             assertThatThrownBy(() -> allocator.free(slice))
                                     .as("a slice at %d of the live %s (mode %s)", offset, target.segment, mode)
                                     .isInstanceOf(IllegalArgumentException.class);
+                            // a prefix slice: refused wherever the allocator knows the allocation's size (an
+                            // untracked pooled block of 64 KiB or less has no room for it, as documented)
+                            if (!(allocator instanceof PooledAllocator) || mode == DebugMode.FULL
+                                    || size > SizeClasses.MAX_SMALL) {
+                                MemorySegment prefix = target.segment.asSlice(0, data.consumeLong(0, size - 1));
+                                assertThatThrownBy(() -> allocator.free(prefix))
+                                        .as("a prefix of %d bytes of the live %s (mode %s)", prefix.byteSize(),
+                                                target.segment, mode)
+                                        .isInstanceOf(IllegalArgumentException.class);
+                            }
                         }
                     }
                 }
