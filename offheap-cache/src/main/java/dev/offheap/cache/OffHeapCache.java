@@ -100,6 +100,23 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     <R> R read(K key, Function<? super MemorySegment, ? extends R> reader);
 
     /**
+     * Reads a value in place as {@link #read(Object, Function)} does, but without it counting as an
+     * access: no hit or miss in the statistics, no effect on the eviction order, and no new
+     * {@linkplain CacheBuilder#expireAfterAccess(Duration) access deadline}. For code that inspects
+     * entries on the cache's behalf, such as a sweep that looks at an expiry time kept inside the value,
+     * and should not make them look used.
+     *
+     * @param key    the key
+     * @param reader gets a read-only segment of exactly the value's bytes, valid only during the call, as in
+     *               {@link #read(Object, Function)}
+     * @param <R>    what the reader returns
+     * @return the reader's result, or null if the key is absent or expired (the reader is then not called)
+     * @throws NullPointerException  if {@code key} or {@code reader} is null
+     * @throws IllegalStateException if the cache is closed
+     */
+    <R> R readQuietly(K key, Function<? super MemorySegment, ? extends R> reader);
+
+    /**
      * Reads a value in place, loading it first if it is absent: {@link #read(Object, Function)} and
      * {@link #get(Object, Function)} in one call, for serving values end to end without copying them onto
      * the heap. On a miss {@code loader} runs at most once per key at a time (concurrent callers wait for

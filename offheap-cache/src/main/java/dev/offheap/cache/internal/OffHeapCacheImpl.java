@@ -672,13 +672,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         long hash = Hashing.hash(k);
         boolean counted = false;
         while (true) {
-            Object result = readInPlace(k, hash, reader, !counted);
+            Object result = readInPlace(k, hash, reader, !counted, true);
             if (result != ABSENT) {
                 return cast(result);
             }
             counted = true;
             Loaded<V> loaded = loadOnce(key, k, hash, mappingFunction);
-            result = readInPlace(k, hash, reader, false);
+            result = readInPlace(k, hash, reader, false, true);
             if (result != ABSENT) {
                 return cast(result);
             }
@@ -853,15 +853,30 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         byte[] k = keyBytes(key);
         checkOpen();
         long hash = Hashing.hash(k);
-        Object result = readInPlace(k, hash, reader, true);
+        Object result = readInPlace(k, hash, reader, true, true);
+        return result == ABSENT ? null : cast(result);
+    }
+
+    @Override
+    public <R> R readQuietly(K key, Function<? super MemorySegment, ? extends R> reader) {
+        Objects.requireNonNull(reader, "reader");
+        byte[] k = keyBytes(key);
+        checkOpen();
+        Object result = readInPlace(k, Hashing.hash(k), reader, false, false);
         return result == ABSENT ? null : cast(result);
     }
 
     /** What {@link #readInPlace} returns for an absent key, so that a reader may return null itself. */
     private static final Object ABSENT = new Object();
 
-    /** Applies the reader to the key's value in place; {@link #ABSENT} if the key is absent. */
-    private Object readInPlace(byte[] k, long hash, Function<? super MemorySegment, ?> reader, boolean count) {
+    /**
+     * Applies the reader to the key's value in place; {@link #ABSENT} if the key is absent.
+     *
+     * @param count  whether the read counts as a hit or a miss in the statistics
+     * @param access whether it is an access: the eviction policy sees it and an access deadline moves
+     */
+    private Object readInPlace(byte[] k, long hash, Function<? super MemorySegment, ?> reader, boolean count,
+                               boolean access) {
         Shard shard = shard(hash);
         long now = readClock();
         long stamp;
@@ -875,7 +890,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
             checkOpen();
             MemorySegment slice = shard.valueSliceLocked(hash, k, now,
-                    now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
+                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(now), access);
             if (slice == null) {
                 if (count) {
                     stats.miss();

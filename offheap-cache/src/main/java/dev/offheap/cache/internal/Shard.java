@@ -466,10 +466,11 @@ final class Shard {
     /**
      * Under the read lock: the live entry of the key, its value as a read-only slice of the region.
      *
+     * @param recordRead whether the eviction policy hears of the read (false for a quiet read)
      * @return the slice, or null if absent or expired
      */
     MemorySegment valueSliceLocked(long hash, byte[] key, long nowMillis,
-                                   long refreshDeadlineMillis) {
+                                   long refreshDeadlineMillis, boolean recordRead) {
         int entry = find(hash, key, false);
         if (entry == 0 || expired(entry, nowMillis)) {
             return null;
@@ -477,7 +478,9 @@ final class Shard {
         if (refreshDeadlineMillis != 0) {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
-        readBuffer.record(entry, removalEpoch, this);
+        if (recordRead) {
+            readBuffer.record(entry, removalEpoch, this);
+        }
         int meta = getInt(region, address(entry) + META);
         return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
     }

@@ -2,7 +2,9 @@ package dev.offheap.jcache.internal;
 
 import dev.offheap.cache.OffHeapCache;
 import dev.offheap.cache.Serializer;
+import dev.offheap.jcache.ExpiryCleanUp;
 import dev.offheap.jcache.OffHeapConfiguration;
+import dev.offheap.memory.internal.WeakSchedule;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,6 +19,8 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -26,6 +30,7 @@ import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.configuration.Configuration;
 import javax.cache.configuration.Factory;
+import javax.cache.event.CacheEntryListenerException;
 import javax.cache.event.EventType;
 import javax.cache.expiry.Duration;
 import javax.cache.expiry.EternalExpiryPolicy;
@@ -47,12 +52,12 @@ import javax.management.ObjectName;
  * followed by the serialized value. Every JCache operation that reads and then writes an entry runs inside
  * one {@link OffHeapCache#compute} call, so it is atomic per key; the cache writer and entry processors run
  * inside it too. Events are collected during the operation and dispatched after it, outside the store's
- * lock. Expired entries are dropped lazily, when an operation finds them.
+ * lock. Expired entries are dropped lazily, when an operation finds them, and by {@link #cleanUp()}.
  *
  * <p>Statistics follow JCache's definitions (a put-if-absent that stores counts a put, a get that finds an
  * expired entry counts a miss, ...), counted here; evictions come from the off-heap cache.
  */
-public final class OffHeapJCache<K, V> implements Cache<K, V> {
+public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final OffHeapCacheManager manager;
     private final String name;
     private final OffHeapConfiguration<K, V> configuration;
@@ -71,6 +76,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
     private final ObjectName configurationName;
     private final ExecutorService loadExecutor;
     private volatile boolean closed;
+    /** The background sweeps of expired entries; null without a clean-up interval. */
+    private final ScheduledFuture<?> cleanUpRuns;
     /** Set while this thread runs inside {@link #compute}; see there. */
     private final ThreadLocal<Boolean> insideCompute = new ThreadLocal<>();
 
@@ -131,6 +138,24 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
             closeUserResources();
             throw e;
         }
+        java.time.Duration interval = configuration.getCleanUpInterval();
+        // held weakly by the schedule: a cache its manager and the application dropped is not kept alive
+        this.cleanUpRuns = interval == null ? null
+                : WeakSchedule.atFixedDelay(SharedCleanUpExecutor.INSTANCE, this, interval, c -> {
+                    try {
+                        c.cleanUp();
+                    } catch (IllegalStateException e) {
+                        if (!c.isClosed()) {
+                            throw e;
+                        }
+                        // closed during the sweep: close() cancelled the schedule
+                    }
+                }, "scheduled expiry clean-up");
+    }
+
+    /** The daemon thread of the background sweeps of every cache with a clean-up interval. */
+    private static final class SharedCleanUpExecutor {
+        static final ScheduledThreadPoolExecutor INSTANCE = WeakSchedule.daemonExecutor("offheap-jcache-clean-up");
     }
 
     /** Closes what the configuration's factories made: loader, writer, expiry policy, listeners. */
@@ -405,15 +430,62 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
         return null;
     }
 
-    /** Drops the entry of {@code key} if it is still expired, with an EXPIRED event. */
-    private void expire(K key, Op op) {
+    /**
+     * Drops the entry of {@code key} if it is still expired, with an EXPIRED event.
+     *
+     * @return whether it dropped it
+     */
+    private boolean expire(K key, Op op) {
+        boolean[] dropped = new boolean[1];
         compute(key, (k, current) -> {
             if (current != null && current.isExpiredAt(op.now)) {
                 op.gone(EventType.EXPIRED, key, current);
+                dropped[0] = true;
                 return null;
             }
             return current;
         });
+        return dropped[0];
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The sweep walks the store's keys shard by shard (a snapshot of each) and reads every entry's
+     * expiry time with {@link OffHeapCache#readQuietly}; only an expired one is then dropped, through the
+     * same atomic per-key step as a read that finds it expired.
+     */
+    @Override
+    public long cleanUp() {
+        ensureOpen();
+        long sweepStart = System.currentTimeMillis();
+        long removed = 0;
+        CacheEntryListenerException firstFailure = null;
+        for (Iterator<K> keys = store.keys(); keys.hasNext(); ) {
+            K key = keys.next();
+            Boolean due = store.readQuietly(key, stored -> ExpirableSerializer.expiresAt(stored) <= sweepStart);
+            if (due == null || !due) {
+                continue;
+            }
+            Op op = new Op();
+            try {
+                if (expire(key, op)) {
+                    removed++;
+                }
+                op.finish();
+            } catch (CacheEntryListenerException e) {
+                // one listener's failure must not leave the other expired entries in place
+                if (firstFailure == null) {
+                    firstFailure = e;
+                } else {
+                    firstFailure.addSuppressed(e);
+                }
+            }
+        }
+        if (firstFailure != null) {
+            throw firstFailure;
+        }
+        return removed;
     }
 
     /**
@@ -1160,6 +1232,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V> {
                 return;
             }
             closed = true;
+        }
+        if (cleanUpRuns != null) {
+            cleanUpRuns.cancel(false);
         }
         manager.release(name, this);
         MBeans.unregister(statisticsName);
