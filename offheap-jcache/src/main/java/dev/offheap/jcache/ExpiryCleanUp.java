@@ -16,7 +16,8 @@ public interface ExpiryCleanUp {
      * ones before this method returns); it is not a JCache removal, so the statistics do not count it.
      * The sweep reads each entry's expiry time in place, without deserializing its value and without
      * making it look used to the eviction policy. Other operations go on while it runs, and it sees each
-     * entry that was there for the whole sweep; entries added meanwhile may or may not be seen.
+     * entry that was there for the whole sweep; entries added meanwhile may or may not be seen. The cache
+     * keeps a lower bound on its entries' expiry times, so a sweep with nothing due returns at once.
      *
      * <p>Thread-safe; may run at the same time as another sweep (an entry is removed once).
      *

@@ -48,9 +48,10 @@ import javax.cache.expiry.EternalExpiryPolicy;
  *     segment knows of has come, and skips the segment before that.
  * <li>{@code jcache}: one {@code ExpiryCleanUp.cleanUp()} of a JCache of this project's provider, whose
  *     entries live 1 ms ({@code expired=all}) or forever ({@code none}) on the wall clock. JCache keeps
- *     each entry's expiry time inside its value, so the sweep reads it, in place, for every key of every
- *     segment, and removes an expired entry through the same atomic step (with its EXPIRED event) as
- *     an operation that finds it.
+ *     each entry's expiry time inside its value, so once the earliest expiry time the cache knows of has
+ *     come, the sweep reads it, in place, for every key of every segment, and removes an expired entry
+ *     through the same atomic step (with its EXPIRED event) as an operation that finds it. Before that
+ *     time (here: {@code none}, whose entries never expire) it returns at once.
  * </ul>
  * No goal is checked; the ratios say what a clean-up costs against Caffeine's, and the {@code none}
  * row what the pass over every entry costs when there is nothing to remove.

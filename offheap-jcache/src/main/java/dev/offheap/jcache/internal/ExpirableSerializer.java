@@ -24,9 +24,17 @@ final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
     static final long HEADER_BYTES = Long.BYTES;
 
     private final Serializer<V> values;
+    /** Told of every expiry time written; null when nobody sweeps. */
+    private final EarliestExpiry earliestExpiry;
 
     ExpirableSerializer(Serializer<V> values) {
+        this(values, null);
+    }
+
+    /** @param earliestExpiry told of every expiry time this serializer writes */
+    ExpirableSerializer(Serializer<V> values, EarliestExpiry earliestExpiry) {
         this.values = values;
+        this.earliestExpiry = earliestExpiry;
     }
 
     static long expiresAt(MemorySegment stored) {
@@ -44,7 +52,12 @@ final class ExpirableSerializer<V> implements Serializer<Expirable<V>> {
 
     @Override
     public void write(Expirable<V> stored, MemorySegment target) {
-        target.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, stored.expiresAtMillis());
+        long expiresAt = stored.expiresAtMillis();
+        if (earliestExpiry != null) {
+            // every stored entry passes here: a put, a load, an access that moves the expiry time
+            earliestExpiry.written(expiresAt);
+        }
+        target.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, expiresAt);
         stored.writeValue(values, target.asSlice(HEADER_BYTES));
     }
 

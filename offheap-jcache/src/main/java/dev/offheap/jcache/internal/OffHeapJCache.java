@@ -76,6 +76,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final ObjectName configurationName;
     private final ExecutorService loadExecutor;
     private volatile boolean closed;
+    /** Lets a sweep skip the walk when no entry can have expired yet. */
+    private final EarliestExpiry earliestExpiry = new EarliestExpiry();
     /** The background sweeps of expired entries; null without a clean-up interval. */
     private final ScheduledFuture<?> cleanUpRuns;
     /** Set while this thread runs inside {@link #compute}; see there. */
@@ -103,7 +105,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         try {
             this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
                             new ExpirableSerializer<>(
-                                    Objects.requireNonNull(values, "the value serializer factory made null")))
+                                    Objects.requireNonNull(values, "the value serializer factory made null"),
+                                    earliestExpiry))
                     .capacity(configuration.getCapacityBytes())
                     .evictionPolicy(configuration.getEvictionPolicy())
                     .name("jcache " + manager.getURI() + " " + name)
@@ -453,33 +456,53 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      *
      * <p>The sweep walks the store's keys shard by shard (a snapshot of each) and reads every entry's
      * expiry time with {@link OffHeapCache#readQuietly}; only an expired one is then dropped, through the
-     * same atomic per-key step as a read that finds it expired.
+     * same atomic per-key step as a read that finds it expired. A sweep that starts before the earliest
+     * expiry time it knows of ({@link EarliestExpiry}) returns at once.
      */
     @Override
     public long cleanUp() {
         ensureOpen();
         long sweepStart = System.currentTimeMillis();
+        if (earliestExpiry.nothingDueAt(sweepStart)) {
+            return 0; // no entry can have expired: the walk would find nothing
+        }
+        long boundBefore = earliestExpiry.startSweep();
+        long earliestLeft = Expirable.NEVER;
+        boolean completed = false;
         long removed = 0;
         CacheEntryListenerException firstFailure = null;
-        for (Iterator<K> keys = store.keys(); keys.hasNext(); ) {
-            K key = keys.next();
-            Boolean due = store.readQuietly(key, stored -> ExpirableSerializer.expiresAt(stored) <= sweepStart);
-            if (due == null || !due) {
-                continue;
+        try {
+            for (Iterator<K> keys = store.keys(); keys.hasNext(); ) {
+                K key = keys.next();
+                Long expiresAt = store.readQuietly(key, ExpirableSerializer::expiresAt);
+                if (expiresAt == null) {
+                    continue;
+                }
+                if (expiresAt > sweepStart) {
+                    earliestLeft = Math.min(earliestLeft, expiresAt);
+                    continue;
+                }
+                Op op = new Op();
+                try {
+                    if (expire(key, op)) {
+                        removed++;
+                    }
+                    op.finish();
+                } catch (CacheEntryListenerException e) {
+                    // one listener's failure must not leave the other expired entries in place
+                    if (firstFailure == null) {
+                        firstFailure = e;
+                    } else {
+                        firstFailure.addSuppressed(e);
+                    }
+                }
             }
-            Op op = new Op();
-            try {
-                if (expire(key, op)) {
-                    removed++;
-                }
-                op.finish();
-            } catch (CacheEntryListenerException e) {
-                // one listener's failure must not leave the other expired entries in place
-                if (firstFailure == null) {
-                    firstFailure = e;
-                } else {
-                    firstFailure.addSuppressed(e);
-                }
+            completed = true;
+        } finally {
+            if (completed) {
+                earliestExpiry.endSweep(earliestLeft);
+            } else {
+                earliestExpiry.abandonSweep(boundBefore, earliestLeft);
             }
         }
         if (firstFailure != null) {
