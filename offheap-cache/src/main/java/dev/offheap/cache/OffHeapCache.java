@@ -239,6 +239,25 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     /** @return a weakly consistent iterator over copies of the entries; {@code remove()} removes it */
     Iterator<Map.Entry<K, V>> entries();
 
+    /**
+     * The cache as a {@link java.util.concurrent.ConcurrentMap}, for code that takes a map: every method is
+     * a call of this cache, with its costs (each value read is deserialized into a fresh copy) and its
+     * rules. Keys are equal when their serialized bytes are, and so are values where the map compares them
+     * ({@code remove(key, value)}, {@code replace(key, old, new)}); {@code null} keys and values are
+     * refused with {@link NullPointerException}; entries may leave at any time, evicted or expired;
+     * {@code size()} is {@link #size()}, capped at {@link Integer#MAX_VALUE}. Iterators of the map and of
+     * its views are weakly consistent, as {@link #keys()} and {@link #entries()} are, and support
+     * {@code remove()}; an entry's {@code setValue} writes through. {@code compute}, {@code computeIfAbsent},
+     * {@code computeIfPresent} and {@code merge} run their function at most once, atomically for the key,
+     * as {@link #compute} does (it must not use this cache). An argument of a type the serializers do not
+     * take gets {@link ClassCastException}.
+     *
+     * <p>Thread-safe. Using the map after {@link #close()} throws {@link IllegalStateException}.
+     *
+     * @return the map view; the same object on every call
+     */
+    java.util.concurrent.ConcurrentMap<K, V> asMap();
+
     /** @return a snapshot of the statistics (zeros if statistics are off) */
     CacheStats stats();
 

@@ -203,6 +203,29 @@ class CacheBehaviourTest {
         }
     }
 
+    /** Regression: the entry iterator looks ahead in hasNext(), and remove() used to remove the looked-ahead entry. */
+    @ParameterizedTest
+    @MethodSource("configs")
+    void entryIteratorRemoveRemovesTheEntryNextReturnedEvenAfterHasNext(CacheConfigs.Config config) {
+        try (OffHeapCache<String, String> cache = cache(config, 1 << 20)) {
+            cache.put("a", "1");
+            cache.put("b", "2");
+            Iterator<Map.Entry<String, String>> it = cache.entries();
+            assertThat(it.hasNext()).isTrue();
+            assertThatThrownBy(it::remove).as("no next() yet").isInstanceOf(IllegalStateException.class);
+            String first = it.next().getKey();
+            assertThat(it.hasNext()).as("looks ahead at the other entry").isTrue();
+            it.remove();
+            assertThat(cache.containsKey(first)).isFalse();
+            String second = first.equals("a") ? "b" : "a";
+            assertThat(cache.containsKey(second)).as("the looked-ahead entry stays").isTrue();
+            assertThatThrownBy(it::remove).as("twice").isInstanceOf(IllegalStateException.class);
+            assertThat(it.next().getKey()).isEqualTo(second);
+            assertThat(it.hasNext()).isFalse();
+            verify(cache);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("configs")
     void zeroCopyReadSeesTheBytesOnlyDuringTheCall(CacheConfigs.Config config) {

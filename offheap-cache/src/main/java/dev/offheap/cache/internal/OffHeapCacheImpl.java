@@ -84,6 +84,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private static final long MAX_REGION_BYTES = (long) RegionLayout.SIZE_MASK << RegionLayout.UNIT_SHIFT;
     private static final ThreadLocal<int[]> READER_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
+    /** {@link #asMap()}: stateless apart from its lazily made views, so one per cache. */
+    private final CacheMapView<K, V> mapView;
     private final String name;
     private final Serializer<K> keySerializer;
     private final Serializer<V> valueSerializer;
@@ -173,6 +175,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private OffHeapCacheImpl(CacheConfig<K, V> config) {
+        this.mapView = new CacheMapView<>(this);
         this.name = config.name();
         this.keySerializer = config.keySerializer();
         this.valueSerializer = config.valueSerializer();
@@ -1353,6 +1356,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         KeyCursor cursor = new KeyCursor();
         return new Iterator<>() {
             private Map.Entry<K, V> next;
+            private byte[] nextKey;
+            /** The key of the entry next() returned last; hasNext() looks ahead, so the cursor's is not it. */
+            private byte[] lastReturnedKey;
 
             @Override
             public boolean hasNext() {
@@ -1361,6 +1367,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     byte[] v = lookupBytes(k, Hashing.hash(k), false);
                     if (v != null) {
                         next = new AbstractMap.SimpleImmutableEntry<>(key(k), value(v));
+                        nextKey = k;
                     }
                 }
                 return next != null;
@@ -1372,13 +1379,20 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     throw new NoSuchElementException();
                 }
                 Map.Entry<K, V> entry = next;
+                lastReturnedKey = nextKey;
                 next = null;
+                nextKey = null;
                 return entry;
             }
 
             @Override
             public void remove() {
-                cursor.remove();
+                if (lastReturnedKey == null) {
+                    throw new IllegalStateException("remove() without a preceding next()");
+                }
+                checkOpen();
+                invalidateBytes(lastReturnedKey);
+                lastReturnedKey = null;
             }
         };
     }
@@ -1421,6 +1435,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             invalidateBytes(last);
             last = null;
         }
+    }
+
+    @Override
+    public java.util.concurrent.ConcurrentMap<K, V> asMap() {
+        return mapView;
     }
 
     @Override

@@ -1,0 +1,380 @@
+package dev.offheap.cache.internal;
+
+import dev.offheap.cache.OffHeapCache;
+import dev.offheap.cache.SerializationException;
+
+import java.util.AbstractCollection;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * {@link OffHeapCache#asMap()}: the cache as a {@link ConcurrentMap}, every method a call of the cache.
+ *
+ * <p>What differs from an on-heap map: keys are equal when their serialized bytes are, and so are values
+ * in {@code remove(key, value)} and {@code replace(key, old, new)}; every value read is a fresh copy;
+ * entries may leave at any time through eviction or expiry; {@link #size()} is the cache's entry count,
+ * capped at {@link Integer#MAX_VALUE}. Iterators and the views' iterators are weakly consistent, as the
+ * cache's are. An argument that the cache's serializer cannot take (a key or value of another type)
+ * gets the {@link ClassCastException} the {@link Map} contract names, its cause the serializer's failure.
+ */
+final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V> {
+    private final OffHeapCache<K, V> cache;
+    private Set<K> keySet;
+    private Collection<V> values;
+    private Set<Map.Entry<K, V>> entrySet;
+
+    CacheMapView(OffHeapCache<K, V> cache) {
+        this.cache = cache;
+    }
+
+    /**
+     * Runs a call whose argument came in as {@code Object}: a serializer that failed on a cast becomes the
+     * {@link ClassCastException} of the {@link Map} contract.
+     */
+    private static <R> R typed(Supplier<R> call) {
+        try {
+            return call.get();
+        } catch (SerializationException e) {
+            if (e.getCause() instanceof ClassCastException cast) {
+                ClassCastException wrongType = new ClassCastException(
+                        "an argument of a type this cache's serializers do not take: " + cast.getMessage());
+                wrongType.initCause(e);
+                throw wrongType;
+            }
+            throw e;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T cast(Object o) {
+        return (T) o;
+    }
+
+    @Override
+    public V get(Object key) {
+        Objects.requireNonNull(key, "key");
+        return typed(() -> cache.getIfPresent(cast(key)));
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        return typed(() -> cache.containsKey(cast(key)));
+    }
+
+    @Override
+    public boolean containsValue(Object value) {
+        Objects.requireNonNull(value, "value");
+        return super.containsValue(value);
+    }
+
+    @Override
+    public V put(K key, V value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        Object[] previous = new Object[1];
+        typed(() -> cache.compute(key, (k, old) -> {
+            previous[0] = old;
+            return value;
+        }));
+        return cast(previous[0]);
+    }
+
+    @Override
+    public V remove(Object key) {
+        Objects.requireNonNull(key, "key");
+        return typed(() -> cache.remove(cast(key)));
+    }
+
+    @Override
+    public void putAll(Map<? extends K, ? extends V> map) {
+        for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
+            Objects.requireNonNull(e.getKey(), "key");
+            Objects.requireNonNull(e.getValue(), "value");
+        }
+        cache.putAll(map);
+    }
+
+    @Override
+    public void clear() {
+        cache.invalidateAll();
+    }
+
+    @Override
+    public int size() {
+        return (int) Math.min(Integer.MAX_VALUE, cache.size());
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return !cache.keys().hasNext();
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        return typed(() -> cache.putIfAbsent(key, value));
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        Objects.requireNonNull(key, "key");
+        if (value == null) {
+            return false;
+        }
+        return typed(() -> cache.remove(cast(key), cast(value)));
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(oldValue, "oldValue");
+        Objects.requireNonNull(newValue, "newValue");
+        return typed(() -> cache.replace(key, oldValue, newValue));
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        return typed(() -> cache.replace(key, value));
+    }
+
+    // The compute family runs the function once, atomically for the key, under the key's segment lock
+    // (OffHeapCache.compute); ConcurrentMap's defaults would retry it in a loop of separate calls.
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(remapping, "remappingFunction");
+        return typed(() -> cache.compute(key, remapping));
+    }
+
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> mapping) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(mapping, "mappingFunction");
+        V present = get(key);
+        if (present != null) {
+            return present; // no write for a key that is there: a compute would rewrite the entry
+        }
+        return typed(() -> cache.compute(key, (k, old) -> old != null ? old : mapping.apply(k)));
+    }
+
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(remapping, "remappingFunction");
+        if (!containsKey(key)) {
+            return null;
+        }
+        return typed(() -> cache.compute(key, (k, old) -> old == null ? null : remapping.apply(k, old)));
+    }
+
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> remapping) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(remapping, "remappingFunction");
+        return typed(() -> cache.compute(key, (k, old) -> old == null ? value : remapping.apply(old, value)));
+    }
+
+    @Override
+    public Set<K> keySet() {
+        Set<K> view = keySet;
+        if (view == null) {
+            keySet = view = new KeySet();
+        }
+        return view;
+    }
+
+    @Override
+    public Collection<V> values() {
+        Collection<V> view = values;
+        if (view == null) {
+            values = view = new Values();
+        }
+        return view;
+    }
+
+    @Override
+    public Set<Map.Entry<K, V>> entrySet() {
+        Set<Map.Entry<K, V>> view = entrySet;
+        if (view == null) {
+            entrySet = view = new EntrySet();
+        }
+        return view;
+    }
+
+    private final class KeySet extends AbstractSet<K> {
+        @Override
+        public Iterator<K> iterator() {
+            return cache.keys();
+        }
+
+        @Override
+        public int size() {
+            return CacheMapView.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return CacheMapView.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object key) {
+            return containsKey(key);
+        }
+
+        @Override
+        public boolean remove(Object key) {
+            Objects.requireNonNull(key, "key");
+            return typed(() -> {
+                boolean present = cache.containsKey(cast(key));
+                if (present) {
+                    cache.invalidate(cast(key));
+                }
+                return present;
+            });
+        }
+
+        @Override
+        public void clear() {
+            cache.invalidateAll();
+        }
+    }
+
+    private final class Values extends AbstractCollection<V> {
+        @Override
+        public Iterator<V> iterator() {
+            Iterator<Map.Entry<K, V>> entries = new EntryIterator();
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return entries.hasNext();
+                }
+
+                @Override
+                public V next() {
+                    return entries.next().getValue();
+                }
+
+                @Override
+                public void remove() {
+                    entries.remove();
+                }
+            };
+        }
+
+        @Override
+        public int size() {
+            return CacheMapView.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return CacheMapView.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object value) {
+            return containsValue(value);
+        }
+
+        @Override
+        public void clear() {
+            cache.invalidateAll();
+        }
+    }
+
+    private final class EntrySet extends AbstractSet<Map.Entry<K, V>> {
+        @Override
+        public Iterator<Map.Entry<K, V>> iterator() {
+            return new EntryIterator();
+        }
+
+        @Override
+        public int size() {
+            return CacheMapView.this.size();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return CacheMapView.this.isEmpty();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+                return false;
+            }
+            V present = get(e.getKey());
+            return present != null && present.equals(e.getValue());
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+                return false;
+            }
+            return CacheMapView.this.remove(e.getKey(), e.getValue());
+        }
+
+        @Override
+        public void clear() {
+            cache.invalidateAll();
+        }
+    }
+
+    /** The cache's entry iterator, with entries whose {@code setValue} writes through. */
+    private final class EntryIterator implements Iterator<Map.Entry<K, V>> {
+        private final Iterator<Map.Entry<K, V>> entries = cache.entries();
+
+        @Override
+        public boolean hasNext() {
+            return entries.hasNext();
+        }
+
+        @Override
+        public Map.Entry<K, V> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return new WriteThroughEntry(entries.next());
+        }
+
+        @Override
+        public void remove() {
+            entries.remove();
+        }
+    }
+
+    /** An entry of the view: a copy of the key and value whose {@code setValue} puts into the cache. */
+    private final class WriteThroughEntry extends SimpleEntry<K, V> {
+        private static final long serialVersionUID = 1L;
+
+        WriteThroughEntry(Map.Entry<K, V> entry) {
+            super(entry.getKey(), entry.getValue());
+        }
+
+        @Override
+        public V setValue(V value) {
+            Objects.requireNonNull(value, "value");
+            V old = super.setValue(value);
+            put(getKey(), value);
+            return old;
+        }
+    }
+}
