@@ -1,5 +1,7 @@
 package dev.offheap.memory.alloc;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.function.LongBinaryOperator;
 
 /**
@@ -13,6 +15,9 @@ final class AddressTable {
     private static final long EMPTY = 0;
 
     private static final class Stripe {
+        /** 0 free, 1 held: see {@link #lock}. */
+        @SuppressWarnings("unused") // through LOCK
+        private int lock;
         long[] keys = new long[16];
         long[] values = new long[16];
         int size;
@@ -20,7 +25,42 @@ final class AddressTable {
         boolean closed;
     }
 
+    private static final VarHandle LOCK;
+
+    static {
+        try {
+            LOCK = MethodHandles.lookup().findVarHandle(Stripe.class, "lock", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Stripe[] stripes = new Stripe[STRIPES];
+
+    /*
+     * A stripe is held for a few probes of its arrays (or one doubling of them), so a spin lock is enough:
+     * one compare-and-set to take it and a release store to give it back, where a monitor costs a
+     * compare-and-set each way. Waiters spin briefly, then yield.
+     */
+    private static void lock(Stripe s) {
+        if (!LOCK.compareAndSet(s, 0, 1)) {
+            lockContended(s);
+        }
+    }
+
+    private static void lockContended(Stripe s) {
+        for (int spins = 0; !LOCK.compareAndSet(s, 0, 1); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    private static void unlock(Stripe s) {
+        LOCK.setRelease(s, 0);
+    }
 
     AddressTable() {
         for (int i = 0; i < STRIPES; i++) {
@@ -45,7 +85,8 @@ final class AddressTable {
      */
     boolean put(long address, long value, long bytes) {
         Stripe s = stripe(address);
-        synchronized (s) {
+        lock(s);
+        try {
             if (s.closed) {
                 return false;
             }
@@ -56,6 +97,8 @@ final class AddressTable {
             s.size++;
             s.bytes += bytes;
             return true;
+        } finally {
+            unlock(s);
         }
     }
 
@@ -74,7 +117,8 @@ final class AddressTable {
      */
     long remove(long address, long expectedBytes, LongBinaryOperator bytesOf) {
         Stripe s = stripe(address);
-        synchronized (s) {
+        lock(s);
+        try {
             if (s.closed) {
                 return -1;
             }
@@ -96,6 +140,8 @@ final class AddressTable {
                 i = (i + 1) & mask;
             }
             return -1;
+        } finally {
+            unlock(s);
         }
     }
 
@@ -105,7 +151,8 @@ final class AddressTable {
      */
     long sizeAt(long address, java.util.function.LongUnaryOperator sizeOf) {
         Stripe s = stripe(address);
-        synchronized (s) {
+        lock(s);
+        try {
             long[] keys = s.keys;
             int mask = keys.length - 1;
             for (int i = (int) mix(address) & mask; keys[i] != EMPTY; i = (i + 1) & mask) {
@@ -114,13 +161,16 @@ final class AddressTable {
                 }
             }
             return -1;
+        } finally {
+            unlock(s);
         }
     }
 
     /** Visits and removes every entry, and refuses additions from now on. */
     void closeAndDrain(LongBinaryOperator visitor) {
         for (Stripe s : stripes) {
-            synchronized (s) {
+            lock(s);
+            try {
                 s.closed = true;
                 for (int i = 0; i < s.keys.length; i++) {
                     if (s.keys[i] != EMPTY) {
@@ -131,6 +181,8 @@ final class AddressTable {
                 s.values = new long[1];
                 s.size = 0;
                 s.bytes = 0;
+            } finally {
+                unlock(s);
             }
         }
     }
@@ -144,13 +196,16 @@ final class AddressTable {
      */
     long startCovering(long address, java.util.function.LongUnaryOperator sizeOf) {
         for (Stripe s : stripes) {
-            synchronized (s) {
+            lock(s);
+            try {
                 for (int i = 0; i < s.keys.length; i++) {
                     long start = s.keys[i];
                     if (start != EMPTY && start < address && address - start < sizeOf.applyAsLong(s.values[i])) {
                         return start;
                     }
                 }
+            } finally {
+                unlock(s);
             }
         }
         return -1;
@@ -159,8 +214,11 @@ final class AddressTable {
     long bytes() {
         long sum = 0;
         for (Stripe s : stripes) {
-            synchronized (s) {
+            lock(s);
+            try {
                 sum += s.bytes;
+            } finally {
+                unlock(s);
             }
         }
         return sum;
@@ -169,8 +227,11 @@ final class AddressTable {
     long count() {
         long sum = 0;
         for (Stripe s : stripes) {
-            synchronized (s) {
+            lock(s);
+            try {
                 sum += s.size;
+            } finally {
+                unlock(s);
             }
         }
         return sum;
