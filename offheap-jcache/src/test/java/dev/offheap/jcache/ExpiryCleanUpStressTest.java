@@ -21,7 +21,6 @@ import javax.cache.event.CacheEntryCreatedListener;
 import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.expiry.Duration;
-import javax.cache.expiry.ExpiryPolicy;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,30 +28,8 @@ import org.junit.jupiter.api.Test;
  * reported exactly once, whether a sweep or an operation finds it.
  */
 class ExpiryCleanUpStressTest {
-    /** Each writer thread says how long what it creates lives: the policy runs on the writing thread. */
-    private static final ThreadLocal<Duration> CREATION = ThreadLocal.withInitial(() -> Duration.ETERNAL);
     private static final ConcurrentHashMap<Integer, AtomicInteger> CREATED = new ConcurrentHashMap<>();
     private static final ConcurrentHashMap<Integer, AtomicInteger> EXPIRED = new ConcurrentHashMap<>();
-
-    /** Creation expiry from the writing thread's {@link #CREATION}; access and update keep the expiry. */
-    public static final class PerThreadExpiry implements ExpiryPolicy, Serializable {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Duration getExpiryForCreation() {
-            return CREATION.get();
-        }
-
-        @Override
-        public Duration getExpiryForAccess() {
-            return null;
-        }
-
-        @Override
-        public Duration getExpiryForUpdate() {
-            return null;
-        }
-    }
 
     /** Counts CREATED and EXPIRED events per key. */
     public static final class Counter implements CacheEntryCreatedListener<Integer, String>,
@@ -78,7 +55,7 @@ class ExpiryCleanUpStressTest {
             OffHeapConfiguration<Integer, String> configuration = new OffHeapConfiguration<>();
             configuration.setTypes(Integer.class, String.class);
             configuration.setCapacityBytes(16L << 20); // room for every key: no evictions
-            configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(PerThreadExpiry.class));
+            configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(PerThreadCreationExpiry.class));
             configuration.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
                     FactoryBuilder.factoryOf(Counter.class), null, false, true));
             Cache<Integer, String> cache = provider.getCacheManager().createCache("stress", configuration);
@@ -90,7 +67,7 @@ class ExpiryCleanUpStressTest {
             List<Future<?>> work = new ArrayList<>();
             // even keys live forever, odd keys for 1 ms; every writer writes both kinds through its own policy
             work.add(threads.submit(() -> {
-                CREATION.set(Duration.ETERNAL);
+                PerThreadCreationExpiry.set(Duration.ETERNAL);
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 while (!stop.get()) {
                     int key = random.nextInt(keys / 2) * 2;
@@ -98,7 +75,7 @@ class ExpiryCleanUpStressTest {
                 }
             }));
             work.add(threads.submit(() -> {
-                CREATION.set(new Duration(TimeUnit.MILLISECONDS, 1));
+                PerThreadCreationExpiry.set(new Duration(TimeUnit.MILLISECONDS, 1));
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 while (!stop.get()) {
                     int key = random.nextInt(keys / 2) * 2 + 1;

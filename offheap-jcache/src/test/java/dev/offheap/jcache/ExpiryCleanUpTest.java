@@ -16,7 +16,6 @@ import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.event.CacheEntryListenerException;
 import javax.cache.expiry.Duration;
-import javax.cache.expiry.ExpiryPolicy;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
@@ -25,8 +24,6 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ExpiryCleanUp}: expired entries swept out on demand and in the background, with their events. */
 class ExpiryCleanUpTest {
-    /** The creation expiry {@link SettableExpiry} gives: tests switch it between puts. */
-    private static volatile Duration creationExpiry = Duration.ETERNAL;
     /** What {@link RecordingListener}s saw (listener factories make new instances). */
     private static final List<String> EXPIRED = new CopyOnWriteArrayList<>();
     private static volatile boolean listenerThrows;
@@ -40,32 +37,12 @@ class ExpiryCleanUpTest {
         manager = provider.getCacheManager();
         EXPIRED.clear();
         listenerThrows = false;
-        creationExpiry = Duration.ETERNAL;
+        PerThreadCreationExpiry.set(Duration.ETERNAL);
     }
 
     @AfterEach
     void close() {
         provider.close();
-    }
-
-    /** Creation expiry from {@link #creationExpiry}; access and update keep it. */
-    public static final class SettableExpiry implements ExpiryPolicy, Serializable {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Duration getExpiryForCreation() {
-            return creationExpiry;
-        }
-
-        @Override
-        public Duration getExpiryForAccess() {
-            return null;
-        }
-
-        @Override
-        public Duration getExpiryForUpdate() {
-            return null;
-        }
     }
 
     /** Records "key=oldValue" of each EXPIRED event; throws after recording if {@link #listenerThrows}. */
@@ -88,7 +65,7 @@ class ExpiryCleanUpTest {
         configuration.setTypes(Integer.class, String.class);
         configuration.setCapacityBytes(4L << 20);
         configuration.setStatisticsEnabled(true);
-        configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(SettableExpiry.class));
+        configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(PerThreadCreationExpiry.class));
         configuration.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
                 FactoryBuilder.factoryOf(RecordingListener.class), null, true, true));
         return configuration;
@@ -96,11 +73,11 @@ class ExpiryCleanUpTest {
 
     /** Puts keys [from, to) that expire 1 ms after creation, and waits until they have. */
     private static void putShortLived(Cache<Integer, String> cache, int from, int to) throws InterruptedException {
-        creationExpiry = new Duration(java.util.concurrent.TimeUnit.MILLISECONDS, 1);
+        PerThreadCreationExpiry.set(new Duration(java.util.concurrent.TimeUnit.MILLISECONDS, 1));
         for (int i = from; i < to; i++) {
             cache.put(i, "v" + i);
         }
-        creationExpiry = Duration.ETERNAL;
+        PerThreadCreationExpiry.set(Duration.ETERNAL);
         long putAt = System.currentTimeMillis();
         while (System.currentTimeMillis() <= putAt + 1) {
             Thread.sleep(1);

@@ -155,16 +155,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // that only the application and the cache's MBean keep a cache alive
             ScheduledExecutorService executor = config.cleanUpExecutor() != null ? config.cleanUpExecutor()
                     : SharedCleanUpExecutor.INSTANCE;
-            cache.cleanUpRuns = WeakSchedule.atFixedDelay(executor, cache, config.cleanUpInterval(), c -> {
-                try {
-                    c.cleanUp();
-                } catch (IllegalStateException e) {
-                    if (!c.isClosed()) {
-                        throw e;
-                    }
-                    // closed during the run: close() cancelled the schedule
-                }
-            }, "scheduled clean-up");
+            cache.cleanUpRuns = WeakSchedule.atFixedDelayWhileOpen(executor, cache, config.cleanUpInterval(),
+                    OffHeapCacheImpl::cleanUp, OffHeapCacheImpl::isClosed, "scheduled clean-up");
         }
         return cache;
     }

@@ -144,16 +144,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         java.time.Duration interval = configuration.getCleanUpInterval();
         // held weakly by the schedule: a cache its manager and the application dropped is not kept alive
         this.cleanUpRuns = interval == null ? null
-                : WeakSchedule.atFixedDelay(SharedCleanUpExecutor.INSTANCE, this, interval, c -> {
-                    try {
-                        c.cleanUp();
-                    } catch (IllegalStateException e) {
-                        if (!c.isClosed()) {
-                            throw e;
-                        }
-                        // closed during the sweep: close() cancelled the schedule
-                    }
-                }, "scheduled expiry clean-up");
+                : WeakSchedule.atFixedDelayWhileOpen(SharedCleanUpExecutor.INSTANCE, this, interval,
+                        OffHeapJCache::cleanUp, OffHeapJCache::isClosed, "scheduled expiry clean-up");
     }
 
     /** The daemon thread of the background sweeps of every cache with a clean-up interval. */

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Housekeeping that runs at a fixed delay for an object it holds weakly (a pooled allocator's idle
@@ -48,6 +49,25 @@ public final class WeakSchedule {
         long nanos = Math.max(1, saturatedNanos(period));
         run.future = executor.scheduleWithFixedDelay(run, nanos, nanos, TimeUnit.NANOSECONDS);
         return run.future;
+    }
+
+    /**
+     * {@link #atFixedDelay} for work on something that can be closed: an {@link IllegalStateException}
+     * from a run that {@code isClosed} then confirms is the close racing that run (the closer cancels
+     * the schedule), not a failure, and is not logged.
+     */
+    public static <T> ScheduledFuture<?> atFixedDelayWhileOpen(ScheduledExecutorService executor, T target,
+                                                               Duration period, Consumer<? super T> work,
+                                                               Predicate<? super T> isClosed, String what) {
+        return atFixedDelay(executor, target, period, t -> {
+            try {
+                work.accept(t);
+            } catch (IllegalStateException e) {
+                if (!isClosed.test(t)) {
+                    throw e;
+                }
+            }
+        }, what);
     }
 
     private static long saturatedNanos(Duration duration) {
