@@ -106,9 +106,7 @@ public class CacheCleanUpBenchmark {
             cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
                     .capacity(Caches.roomForAll(w)).expireAfterWrite(EXPIRY).clock(nanos::get)
                     .recordStats(false).name("bench-clean-up").build();
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             nanos.addAndGet(p.advanceNanos());
         }
 
@@ -130,9 +128,7 @@ public class CacheCleanUpBenchmark {
         public void fill(Params p) {
             Workload w = p.w;
             cache = Caffeine.newBuilder().expireAfterWrite(EXPIRY).ticker(nanos::get).executor(Runnable::run).build();
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             cache.cleanUp(); // the writes' own maintenance, before the clock moves
             nanos.addAndGet(p.advanceNanos());
         }
@@ -167,9 +163,7 @@ public class CacheCleanUpBenchmark {
                     ? CreatedExpiryPolicy.factoryOf(new javax.cache.expiry.Duration(TimeUnit.MILLISECONDS, 1))
                     : EternalExpiryPolicy.factoryOf());
             javax.cache.Cache<Long, byte[]> cache = provider.getCacheManager().createCache("bench-clean-up", configuration);
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             long size = cache.unwrap(OffHeapCache.class).size();
             if (size != w.keyCount) {
                 throw new IllegalStateException("the JCache kept " + size + " of " + w.keyCount + " entries");

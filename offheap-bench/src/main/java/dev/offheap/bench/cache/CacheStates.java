@@ -49,9 +49,7 @@ public final class CacheStates {
         public void setUp(Keys keys) {
             Workload w = keys.w;
             cache = Caches.offheap(Caches.roomForAll(w), EvictionPolicy.W_TINY_LFU);
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             requireAll("offheap", cache.size(), w);
         }
 
@@ -80,9 +78,7 @@ public final class CacheStates {
         public void setUp(Keys keys) {
             Workload w = keys.w;
             cache = Caches.caffeine(w.valueBytesTotal() * 2, maintenance);
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             cache.cleanUp();
             requireAll("caffeine", cache.estimatedSize(), w);
         }
@@ -215,9 +211,7 @@ public final class CacheStates {
     static OHCache<Long, byte[]> filledOhc(Workload w, Eviction eviction) {
         int maxEntry = w.valueBytes + Long.BYTES + Caches.OHC_ENTRY_HEADER + 64;
         OHCache<Long, byte[]> cache = Caches.ohc(Caches.roomForAll(w), eviction, maxEntry);
-        for (int i = 0; i < w.keyCount; i++) {
-            cache.put(w.keys[i], w.initialValue(i));
-        }
+        w.putEach(cache::put);
         requireAll("OHC " + eviction, cache.size(), w);
         return cache;
     }

@@ -73,9 +73,7 @@ public class JCacheGetAllBenchmark extends CacheThroughputBenchmark {
             configuration.setCapacityBytes(Caches.roomForAll(w));
             configuration.setEvictionPolicy(EvictionPolicy.W_TINY_LFU);
             cache = provider.getCacheManager().createCache("bench", configuration);
-            for (int i = 0; i < w.keyCount; i++) {
-                cache.put(w.keys[i], w.initialValue(i));
-            }
+            w.putEach(cache::put);
             long size = cache.unwrap(dev.offheap.cache.OffHeapCache.class).size();
             if (size != w.keyCount) {
                 throw new IllegalStateException("the JCache kept " + size + " of " + w.keyCount

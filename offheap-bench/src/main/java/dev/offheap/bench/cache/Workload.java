@@ -87,6 +87,17 @@ final class Workload {
         return templates[index & (TEMPLATES - 1)];
     }
 
+    /**
+     * Stores every key of the workload with its {@link #initialValue}, in key order.
+     *
+     * @param put the cache's put
+     */
+    void putEach(java.util.function.BiConsumer<Long, byte[]> put) {
+        for (int i = 0; i < keyCount; i++) {
+            put.accept(keys[i], initialValue(i));
+        }
+    }
+
     @Override
     public String toString() {
         return keyCount + " keys x " + valueBytes + " bytes";

@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * <p>What differs from an on-heap map: keys are equal when their serialized bytes are, and so are values
  * in {@code remove(key, value)} and {@code replace(key, old, new)}; every value read is a fresh copy;
  * entries may leave at any time through eviction or expiry; {@link #size()} is the cache's entry count,
- * capped at {@link Integer#MAX_VALUE}. Iterators and the views' iterators are weakly consistent, as the
+ * capped at {@link Integer#MAX_VALUE}, and {@link #isEmpty()} agrees with it (both may count expired
+ * entries not yet removed, as {@link OffHeapCache#size()} says). Iterators and the views' iterators are weakly consistent, as the
  * cache's are. An argument that the cache's serializer cannot take (a key or value of another type)
  * gets the {@link ClassCastException} the {@link Map} contract names, its cause the serializer's failure.
  */
@@ -117,7 +118,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
 
     @Override
     public boolean isEmpty() {
-        return !cache.keys().hasNext();
+        return cache.size() == 0;
     }
 
     @Override
@@ -176,9 +177,6 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
     public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(remapping, "remappingFunction");
-        if (!containsKey(key)) {
-            return null;
-        }
         return typed(() -> cache.compute(key, (k, old) -> old == null ? null : remapping.apply(k, old)));
     }
 
@@ -241,13 +239,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         @Override
         public boolean remove(Object key) {
             Objects.requireNonNull(key, "key");
-            return typed(() -> {
-                boolean present = cache.containsKey(cast(key));
-                if (present) {
-                    cache.invalidate(cast(key));
-                }
-                return present;
-            });
+            return typed(() -> cache.remove(cast(key)) != null);
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.offheap.memory.alloc;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongBinaryOperator;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The live allocations of a {@link NativeAllocator}: address to value (the requested size plus flag
@@ -78,7 +79,12 @@ final class AddressTable {
         LOCK.setRelease(s, 0);
     }
 
-    AddressTable() {
+    /** The requested size of an allocation, from its value. */
+    private final LongUnaryOperator sizeOf;
+
+    /** @param sizeOf gives the requested size of an allocation from the value stored with it */
+    AddressTable(LongUnaryOperator sizeOf) {
+        this.sizeOf = sizeOf;
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Stripe();
         }
@@ -105,12 +111,11 @@ final class AddressTable {
     private static final int STRIPE_REGION_SHIFT = 16;
 
     /**
-     * Adds an allocation.
+     * Adds an allocation; its size counts in {@link #bytes()}.
      *
-     * @param bytes the requested size, added to {@link #bytes()}
      * @return false if the table was closed (nothing added)
      */
-    boolean put(long address, long value, long bytes) {
+    boolean put(long address, long value) {
         Stripe s = stripe(address);
         lock(s);
         try {
@@ -122,7 +127,7 @@ final class AddressTable {
             }
             insert(s.keys, s.values, address, value);
             s.size++;
-            s.bytes += bytes;
+            s.bytes += sizeOf.applyAsLong(value);
             return true;
         } finally {
             unlock(s);
@@ -137,60 +142,52 @@ final class AddressTable {
      *
      * @param expectedBytes the size the caller frees; an entry of another size (the caller holds a
      *                      slice of it) stays
-     * @param bytesOf       computes the requested size from (address, value), compared with
-     *                      {@code expectedBytes} and subtracted from {@link #bytes()}
      * @return its value; -1 if absent (or the table is closed); {@link #WRONG_SIZE} if the entry there
      *         has another size
      */
-    long remove(long address, long expectedBytes, LongBinaryOperator bytesOf) {
+    long remove(long address, long expectedBytes) {
         Stripe s = stripe(address);
         lock(s);
         try {
-            if (s.closed) {
+            int i = s.closed ? -1 : slotOf(s.keys, address);
+            if (i < 0) {
                 return -1;
             }
-            long[] keys = s.keys;
-            int mask = keys.length - 1;
-            int i = (int) mix(address) & mask;
-            while (keys[i] != EMPTY) {
-                if (keys[i] == address) {
-                    long value = s.values[i];
-                    long bytes = bytesOf.applyAsLong(address, value);
-                    if (bytes != expectedBytes) {
-                        return WRONG_SIZE;
-                    }
-                    deleteAt(s, i);
-                    s.size--;
-                    s.bytes -= bytes;
-                    return value;
-                }
-                i = (i + 1) & mask;
+            long value = s.values[i];
+            long bytes = sizeOf.applyAsLong(value);
+            if (bytes != expectedBytes) {
+                return WRONG_SIZE;
             }
-            return -1;
+            deleteAt(s, i);
+            s.size--;
+            s.bytes -= bytes;
+            return value;
         } finally {
             unlock(s);
         }
     }
 
-    /**
-     * @param sizeOf the requested size of an entry, from its value
-     * @return the requested size of the live allocation at {@code address}, or -1 if there is none
-     */
-    long sizeAt(long address, java.util.function.LongUnaryOperator sizeOf) {
+    /** @return the requested size of the live allocation at {@code address}, or -1 if there is none */
+    long sizeAt(long address) {
         Stripe s = stripe(address);
         lock(s);
         try {
-            long[] keys = s.keys;
-            int mask = keys.length - 1;
-            for (int i = (int) mix(address) & mask; keys[i] != EMPTY; i = (i + 1) & mask) {
-                if (keys[i] == address) {
-                    return sizeOf.applyAsLong(s.values[i]);
-                }
-            }
-            return -1;
+            int i = slotOf(s.keys, address);
+            return i < 0 ? -1 : sizeOf.applyAsLong(s.values[i]);
         } finally {
             unlock(s);
         }
+    }
+
+    /** @return the slot of {@code address} in a stripe's keys, or -1 if it is not there */
+    private static int slotOf(long[] keys, long address) {
+        int mask = keys.length - 1;
+        for (int i = (int) mix(address) & mask; keys[i] != EMPTY; i = (i + 1) & mask) {
+            if (keys[i] == address) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Visits and removes every entry, and refuses additions from now on. */
@@ -218,10 +215,9 @@ final class AddressTable {
      * Finds the live allocation that covers {@code address} without starting there: what a free of a
      * slice of it would name. A pass over every entry, for the failure path only.
      *
-     * @param sizeOf the requested size of an entry, from its value
      * @return the start of that allocation, or -1 if no live allocation covers {@code address}
      */
-    long startCovering(long address, java.util.function.LongUnaryOperator sizeOf) {
+    long startCovering(long address) {
         for (Stripe s : stripes) {
             lock(s);
             try {

@@ -145,23 +145,10 @@ final class AllocationTracker {
         return forget(live.remove(address));
     }
 
-    /**
-     * Forgets a tracked allocation being freed through a segment of {@code size} bytes, if that is its
-     * size; a segment of another size (a slice that starts where the allocation starts) leaves it live.
-     *
-     * @return the allocation; null if {@code address} is not a live tracked allocation; or a record
-     *         whose {@link Tracked#size()} is the live allocation's and whose address is -1 if the sizes differ
-     */
-    Tracked untrack(long address, long size) {
+    /** @return the requested size of the live tracked allocation at {@code address}, or -1 if there is none */
+    long liveSize(long address) {
         Tracked t = live.get(address);
-        if (t == null) {
-            return null;
-        }
-        if (t.size() != size) {
-            return new Tracked(-1, t.size(), t.thread(), t.site(), null);
-        }
-        // a concurrent free of the same address (the caller's race) may have taken it meanwhile
-        return live.remove(address, t) ? forget(t) : null;
+        return t == null ? -1 : t.size();
     }
 
     private Tracked forget(Tracked t) {

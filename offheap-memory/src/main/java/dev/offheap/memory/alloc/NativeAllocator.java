@@ -73,7 +73,7 @@ public final class NativeAllocator implements Allocator {
     private final int sampleRate;
     private final AllocationTracker tracker;
     private final Arena arena = Arena.ofShared();
-    private final AddressTable table = new AddressTable();
+    private final AddressTable table = new AddressTable(value -> value & SIZE_MASK);
     /** Scopes of allocations that have their own (large ones, and all of them in FULL mode). */
     private final ConcurrentHashMap<Long, Arena> ownScopes = new ConcurrentHashMap<>();
     private final Object closeLock = new Object();
@@ -181,7 +181,7 @@ public final class NativeAllocator implements Allocator {
         if (track) {
             tracker.track(address, byteSize, scope == arena ? null : scope);
         }
-        if (!table.put(address, byteSize | (track ? TRACKED : 0) | (ownScope ? OWN_SCOPE : 0), byteSize)) {
+        if (!table.put(address, byteSize | (track ? TRACKED : 0) | (ownScope ? OWN_SCOPE : 0))) {
             // closed meanwhile: nothing was handed out
             discard(address, byteSize);
             throw Checks.closed(name);
@@ -237,19 +237,19 @@ public final class NativeAllocator implements Allocator {
         if (!segment.isNative() || address == 0) {
             throw foreign(segment, "it is not a native segment");
         }
-        long value = table.remove(address, segment.byteSize(), (a, v) -> v & SIZE_MASK);
+        long value = table.remove(address, segment.byteSize());
         if (value == AddressTable.WRONG_SIZE) {
             // a slice that starts where the allocation starts: freeing it would free the whole allocation
             // while the caller may think part of it is still in use, and miscount allocatedBytes()
             throw foreign(segment, "it starts the live allocation at 0x" + Long.toHexString(address) + " but has "
-                    + segment.byteSize() + " bytes where the allocation has " + table.sizeAt(address, v -> v & SIZE_MASK)
+                    + segment.byteSize() + " bytes where the allocation has " + table.sizeAt(address)
                     + " (a slice of it?); free the segment the allocator returned");
         }
         if (value < 0) {
             if (closed) {
                 return;
             }
-            long start = table.startCovering(address, v -> v & SIZE_MASK);
+            long start = table.startCovering(address);
             if (start >= 0) {
                 // before the debug records: one of an earlier allocation here would call this a second free
                 throw foreign(segment, "it starts " + (address - start) + " bytes into the live allocation at 0x"

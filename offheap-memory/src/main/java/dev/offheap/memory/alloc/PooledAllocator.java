@@ -393,21 +393,35 @@ public final class PooledAllocator implements Allocator {
      * lock: {@link #close()} closes the scopes of the records it finds, so the record and the scope must
      * go together, or one of the two would close a scope the other already closed.
      *
-     * @param size the size of the segment being freed, or -1 for any: a record of another size stays
-     *             live, and what comes back is {@link AllocationTracker#untrack(long, long)}'s record with
-     *             address -1
      * @return the record, or null if the allocator is closed or {@code address} is no live tracked allocation
      */
-    private AllocationTracker.Tracked untrack(long address, long size) {
+    private AllocationTracker.Tracked untrack(long address) {
         synchronized (closeLock) {
             if (closed) {
                 return null;
             }
-            AllocationTracker.Tracked t = size < 0 ? tracker.untrack(address) : tracker.untrack(address, size);
-            if (t != null && t.address() >= 0 && t.arena() != null) {
+            AllocationTracker.Tracked t = tracker.untrack(address);
+            if (t != null && t.arena() != null) {
                 t.arena().close();
             }
             return t;
+        }
+    }
+
+    /**
+     * {@link #untrack} for a free through a segment of {@code size} bytes: a segment of another size (a
+     * slice that starts where the allocation starts) is refused and the allocation stays live. The look
+     * and the removal are one step, as every record comes and goes under the close lock.
+     *
+     * @throws IllegalArgumentException if the live tracked allocation at {@code address} has another size
+     */
+    private AllocationTracker.Tracked untrackOfSize(long address, long size) {
+        synchronized (closeLock) {
+            long liveSize = tracker.liveSize(address);
+            if (liveSize >= 0 && liveSize != size && !closed) {
+                throw sliceOf(address, size, liveSize);
+            }
+            return untrack(address);
         }
     }
 
@@ -547,7 +561,7 @@ public final class PooledAllocator implements Allocator {
             }
             // the debug record and the scope end before the units can be reused by another allocation
             if (released.ownScope() != null || tracker.isTracked(address)) {
-                untrack(address, -1);
+                untrack(address);
             }
             range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
@@ -603,12 +617,9 @@ public final class PooledAllocator implements Allocator {
     }
 
     private void freeTrackedWhileOpen(Span span, int index, long address, long size) {
-        AllocationTracker.Tracked t = untrack(address, size);
+        AllocationTracker.Tracked t = untrackOfSize(address, size);
         if (t == null) {
             throw tracker.badFree(address, size, "or it was already freed");
-        }
-        if (t.address() < 0) {
-            throw sliceOf(address, size, t.size());
         }
         pools[span.sizeClass].giveBackTracked(span, index);
         slowAllocatedBytes.addAndGet(-t.size());

@@ -79,16 +79,14 @@ class AllocationTrackerTest {
     }
 
     @Test
-    void aPrefixSliceOfATrackedAllocationLeavesItLive() {
+    void theLiveSizeOfATrackedAllocationIsWhatAFreeIsCheckedAgainst() {
         AllocationTracker tracker = new AllocationTracker("t", DebugMode.FULL);
         tracker.track(1000, 48, null);
-        AllocationTracker.Tracked wrongSize = tracker.untrack(1000, 32);
-        assertThat(wrongSize.address()).as("the sizes differ").isNegative();
-        assertThat(wrongSize.size()).isEqualTo(48);
+        assertThat(tracker.liveSize(1000)).as("a 32-byte prefix is not it").isEqualTo(48);
         assertThat(tracker.isTracked(1000)).isTrue();
-        assertThat(tracker.untrack(1000, 48).address()).isEqualTo(1000);
-        assertThat(tracker.isTracked(1000)).isFalse();
-        assertThat(tracker.untrack(1000, 48)).as("already freed").isNull();
+        assertThat(tracker.untrack(1000).address()).isEqualTo(1000);
+        assertThat(tracker.liveSize(1000)).as("freed").isEqualTo(-1);
+        assertThat(tracker.untrack(1000)).as("already freed").isNull();
     }
 
     @Test
