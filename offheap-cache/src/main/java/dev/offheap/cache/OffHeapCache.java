@@ -286,6 +286,10 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     /**
      * Frees all memory of the cache. Later calls of any other method throw {@link IllegalStateException};
      * calls running in other threads finish or throw, never touch freed memory. Idempotent.
+     *
+     * <p>A cache that is never closed gives its native memory, its budget or memory-manager reservation
+     * and its MBean back once the garbage collector finds it unreachable, and logs a warning naming it;
+     * when that happens is up to the collector, so close caches that are no longer used.
      */
     @Override
     void close();

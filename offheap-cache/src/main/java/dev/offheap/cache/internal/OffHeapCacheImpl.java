@@ -16,13 +16,11 @@ import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.alloc.LargeRegions;
 import dev.offheap.memory.internal.WeakSchedule;
 
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -70,6 +68,10 @@ import java.util.function.LongSupplier;
  * racing the close reads through the arena's segments, which throw {@link IllegalStateException} once the
  * arena is closed: it gets an exception, never freed memory.
  *
+ * <p>A cache that the application drops without closing it is released the same way by a
+ * {@link Cleaner} once the collector finds it unreachable, with a warning ({@link NativeResources}): nothing
+ * outside the cache object (not its MBean, not a memory manager, not a scheduled clean-up) holds it.
+ *
  * @param <K> key type
  * @param <V> value type
  */
@@ -108,15 +110,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final StatsCounter stats;
     private final RemovalListener<? super K, ? super V> listener;
     private final CacheLoader<? super K, V> loader;
-    private final Arena arena;
-    private final Budget budget;
-    private final MemoryManager memoryManager;
+    /** The arena, reservations and MBean, released by close() or, for a cache never closed, by a cleaner. */
+    private final NativeResources resources;
+    private final Cleaner.Cleanable release;
     private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final Object closeLock = new Object();
     /** The scheduled {@link #cleanUp()} runs, or null; cancelled by close. */
     private volatile ScheduledFuture<?> cleanUpRuns;
-    private ObjectName mbeanName;
 
     private record KeyBytes(byte[] bytes) {
         @Override
@@ -152,7 +153,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         OffHeapCacheImpl<K, V> cache = new OffHeapCacheImpl<>(config);
         if (config.cleanUpInterval() != null) {
             // after construction, so that the schedule never sees a cache half built; held weakly, so
-            // that only the application and the cache's MBean keep a cache alive
+            // that only the application keeps a cache alive (see NativeResources)
             ScheduledExecutorService executor = config.cleanUpExecutor() != null ? config.cleanUpExecutor()
                     : SharedCleanUpExecutor.INSTANCE;
             cache.cleanUpRuns = WeakSchedule.atFixedDelayWhileOpen(executor, cache, config.cleanUpInterval(),
@@ -216,32 +217,26 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         this.maxEntryBytes = maxEntry;
         this.heapBytes = FIXED_HEAP_BYTES + (long) shardCount * Shard.HEAP_BYTES;
         this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
-        this.budget = config.budget();
-        this.memoryManager = config.memoryManager();
-        if (budget != null) {
-            budget.reserve(capacityBytes);
-        }
-        if (memoryManager != null) {
-            try {
-                memoryManager.reserve(this, capacityBytes);
-            } catch (RuntimeException e) {
-                if (budget != null) {
-                    budget.release(capacityBytes);
-                }
-                throw e;
-            }
-        }
-        this.arena = Arena.ofShared();
+        this.resources = new NativeResources(name, capacityBytes, heapBytes, config.budget(), config.memoryManager(),
+                stats);
+        resources.reserve();
+        Arena arena = Arena.ofShared();
         this.shards = new Shard[shardCount];
         boolean tinyLfu = config.evictionPolicy() == EvictionPolicy.W_TINY_LFU;
-        // One mapping for all the shards' regions, on huge pages where the system offers them: a lookup's
-        // random reads then miss the TLB far less (see LargeRegions). region is a multiple of 8 bytes.
-        MemorySegment regions = LargeRegions.allocate(region * shardCount, arena);
-        for (int i = 0; i < shardCount; i++) {
-            shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats);
+        try {
+            // One mapping for all the shards' regions, on huge pages where the system offers them: a lookup's
+            // random reads then miss the TLB far less (see LargeRegions). region is a multiple of 8 bytes.
+            MemorySegment regions = LargeRegions.allocate(region * shardCount, arena);
+            for (int i = 0; i < shardCount; i++) {
+                shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats);
+            }
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            resources.unreserve();
+            throw e;
         }
         this.startNanos = clock.getAsLong();
-        registerMBean();
+        this.release = resources.adopt(this, arena, shards);
     }
 
     private long regionBytes(int shardCount) {
@@ -900,6 +895,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return reader.apply(scopedTo(slice, call));
             } finally {
                 depth[0]--;
+                // the reader's segment is scoped to the call, not to the regions' arena: the cache must stay
+                // reachable until the reader returns, or a cleaner could free the regions under it
+                Reference.reachabilityFence(this);
             }
         } catch (IllegalStateException e) {
             throw translate(e);
@@ -1463,25 +1461,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (runs != null) {
             runs.cancel(false);
         }
-        for (Shard shard : shards) {
-            if (shard.holdsWriteLock()) {
-                continue; // closing from inside compute: that operation fails on its next access
-            }
-            long stamp = shard.lock.writeLock();
-            shard.lock.unlockWrite(stamp);
-        }
-        arena.close();
-        if (memoryManager != null) {
-            try {
-                memoryManager.releaseReservation(this, capacityBytes);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': releasing its reservation failed", e);
-            }
-        }
-        if (budget != null) {
-            budget.release(capacityBytes);
-        }
-        unregisterMBean();
+        resources.markClosedByOwner();
+        release.clean();
     }
 
     @Override
@@ -1491,120 +1472,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     // ------------------------------------------------------------------ JMX
 
-    private void registerMBean() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (int attempt = 1; attempt < 1000; attempt++) {
-            String suffix = attempt == 1 ? "" : "-" + attempt;
-            try {
-                ObjectName objectName = new ObjectName("dev.offheap:type=Cache,name=" + ObjectName.quote(name + suffix));
-                server.registerMBean(new MXBean(name + suffix), objectName);
-                mbeanName = objectName;
-                return;
-            } catch (InstanceAlreadyExistsException e) {
-                // another cache of this name: try the next suffix
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': registering its MBean failed", e);
-                return;
-            }
-        }
-    }
-
-    private void unregisterMBean() {
-        if (mbeanName != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cache '" + name + "': unregistering its MBean failed", e);
-            }
-        }
-    }
-
     /** @return the name the MBean was registered under, or null if registration failed */
     public ObjectName mbeanName() {
-        return mbeanName;
-    }
-
-    private final class MXBean implements CacheMXBean {
-        private final String registeredName;
-
-        MXBean(String registeredName) {
-            this.registeredName = registeredName;
-        }
-
-        private long[] totalsOrZero() {
-            return closed ? new long[3] : totals();
-        }
-
-        @Override
-        public String getName() {
-            return registeredName;
-        }
-
-        @Override
-        public long getHitCount() {
-            return stats.hits();
-        }
-
-        @Override
-        public long getMissCount() {
-            return stats.misses();
-        }
-
-        @Override
-        public double getHitRatio() {
-            long hits = stats.hits();
-            long requests = hits + stats.misses();
-            return requests == 0 ? 1.0 : (double) hits / requests;
-        }
-
-        @Override
-        public long getLoadSuccessCount() {
-            return stats.loadSuccesses();
-        }
-
-        @Override
-        public long getLoadFailureCount() {
-            return stats.loadFailures();
-        }
-
-        @Override
-        public long getTotalLoadTimeNanos() {
-            return stats.loadNanos();
-        }
-
-        @Override
-        public long getEvictionCount() {
-            return stats.evictions();
-        }
-
-        @Override
-        public long getEvictionBytes() {
-            return stats.evictionBytes();
-        }
-
-        @Override
-        public long getExpirationCount() {
-            return stats.expirations();
-        }
-
-        @Override
-        public long getEntryCount() {
-            return totalsOrZero()[0];
-        }
-
-        @Override
-        public long getWeightedSize() {
-            return totalsOrZero()[1];
-        }
-
-        @Override
-        public long getUsedBytes() {
-            return closed ? 0 : heapBytes + totals()[2];
-        }
-
-        @Override
-        public long getCapacityBytes() {
-            return capacityBytes;
-        }
+        return resources.mbeanName();
     }
 }

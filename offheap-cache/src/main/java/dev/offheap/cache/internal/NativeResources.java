@@ -1,0 +1,292 @@
+package dev.offheap.cache.internal;
+
+import dev.offheap.cache.CacheMXBean;
+import dev.offheap.memory.Budget;
+import dev.offheap.memory.MemoryManager;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What one {@link OffHeapCacheImpl} holds outside the Java heap: its regions' arena, the capacity charged
+ * to a {@link Budget} or {@link MemoryManager}, and its MBean. Kept apart from the cache object, and never
+ * referring to it, so that a {@link Cleaner} can give all of it back when an application drops a cache
+ * without closing it: the native memory, the reservation and the MBean registration would otherwise stay
+ * for the life of the process (the MBean server held the cache, so it was never even collected).
+ *
+ * <p>{@link #run()} releases everything exactly once: called through the cache's {@link Cleaner.Cleanable}
+ * by {@link OffHeapCacheImpl#close()}, or by the cleaner's thread once the cache is unreachable, which
+ * logs a warning naming the cache, since an application that relies on it holds the memory until the next
+ * collection that finds the cache. This object is also the owner of the cache's reservation in a
+ * {@link MemoryManager}, so that the manager's reports name the cache without holding it.
+ *
+ * <p>Thread-safe: {@link #run()} runs once (the cleanable guarantees it); the MBean's getters may run on
+ * any thread at any time and read zeros once the resources are released.
+ */
+final class NativeResources implements Runnable {
+    private static final System.Logger LOG = System.getLogger(NativeResources.class.getName());
+    private static final AtomicInteger CLEANER_THREADS = new AtomicInteger();
+
+    /** One daemon thread for all caches, started with the first cache. */
+    private static final class UnclosedCaches {
+        static final Cleaner CLEANER = Cleaner.create(r -> {
+            Thread t = new Thread(r, "offheap-cache-cleaner-" + CLEANER_THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private final String name;
+    private final long capacityBytes;
+    private final long heapBytes;
+    private final Budget budget;
+    private final MemoryManager memoryManager;
+    private final StatsCounter stats;
+    private Arena arena;
+    private Shard[] shards;
+    private ObjectName mbeanName;
+    /** Set by the cache's close() before it runs {@link #run()}: a release that is no leak. */
+    private volatile boolean closedByOwner;
+    private volatile boolean released;
+
+    NativeResources(String name, long capacityBytes, long heapBytes, Budget budget, MemoryManager memoryManager,
+                    StatsCounter stats) {
+        this.name = name;
+        this.capacityBytes = capacityBytes;
+        this.heapBytes = heapBytes;
+        this.budget = budget;
+        this.memoryManager = memoryManager;
+        this.stats = stats;
+    }
+
+    /**
+     * Charges the capacity to the budget and the memory manager, if any; on failure nothing stays charged.
+     *
+     * @throws dev.offheap.memory.BudgetExceededException if either refuses
+     * @throws IllegalStateException                     if the manager is closed
+     */
+    void reserve() {
+        if (budget != null) {
+            budget.reserve(capacityBytes);
+        }
+        if (memoryManager != null) {
+            try {
+                memoryManager.reserve(this, capacityBytes);
+            } catch (RuntimeException e) {
+                if (budget != null) {
+                    budget.release(capacityBytes);
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** Gives back what {@link #reserve()} charged; for a cache whose construction failed after it. */
+    void unreserve() {
+        releaseReservations();
+    }
+
+    /**
+     * Takes over the regions' arena and shards of a fully built cache, registers the MBean and arranges for
+     * {@link #run()} to run when {@code cache} becomes unreachable.
+     *
+     * @return the cleanable that the cache's close() calls
+     */
+    Cleaner.Cleanable adopt(Object cache, Arena regionsArena, Shard[] cacheShards) {
+        this.arena = regionsArena;
+        this.shards = cacheShards;
+        this.mbeanName = registerMBean();
+        return UnclosedCaches.CLEANER.register(cache, this);
+    }
+
+    /** Called by close() just before it cleans: the release that follows is the owner's own. */
+    void markClosedByOwner() {
+        closedByOwner = true;
+    }
+
+    ObjectName mbeanName() {
+        return mbeanName;
+    }
+
+    /**
+     * Releases everything, once (through the cleanable): waits for each shard's write lock, so that no
+     * lock holder, in particular no zero-copy reader, is inside a region, unless the calling thread holds
+     * it (close from inside compute, whose operation then fails on its next access); closes the arena,
+     * frees the reservations and unregisters the MBean.
+     */
+    @Override
+    public void run() {
+        released = true;
+        if (!closedByOwner) {
+            LOG.log(System.Logger.Level.WARNING, "cache '" + name + "' was never closed: its " + capacityBytes
+                    + " bytes of native memory were given back only when the garbage collector found the cache"
+                    + " unreachable; close() caches that are no longer used");
+        }
+        for (Shard shard : shards) {
+            if (shard.holdsWriteLock()) {
+                continue;
+            }
+            long stamp = shard.lock.writeLock();
+            shard.lock.unlockWrite(stamp);
+        }
+        arena.close();
+        releaseReservations();
+        unregisterMBean();
+    }
+
+    private void releaseReservations() {
+        if (memoryManager != null) {
+            try {
+                memoryManager.releaseReservation(this, capacityBytes);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': releasing its reservation failed", e);
+            }
+        }
+        if (budget != null) {
+            budget.release(capacityBytes);
+        }
+    }
+
+    /** Names the cache in the memory manager's reports, where this object is the reservation's owner. */
+    @Override
+    public String toString() {
+        return "OffHeapCache[" + name + "]";
+    }
+
+    // ------------------------------------------------------------------ JMX
+
+    private ObjectName registerMBean() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (int attempt = 1; attempt < 1000; attempt++) {
+            String suffix = attempt == 1 ? "" : "-" + attempt;
+            try {
+                ObjectName objectName = new ObjectName("dev.offheap:type=Cache,name=" + ObjectName.quote(name + suffix));
+                server.registerMBean(new MXBean(name + suffix), objectName);
+                return objectName;
+            } catch (InstanceAlreadyExistsException e) {
+                // another cache of this name: try the next suffix
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': registering its MBean failed", e);
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private void unregisterMBean() {
+        if (mbeanName != null) {
+            try {
+                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+            } catch (JMException e) {
+                LOG.log(System.Logger.Level.DEBUG, "cache '" + name + "': unregistering its MBean failed", e);
+            }
+        }
+    }
+
+    /** Entries, entry bytes and used region bytes summed over the shards; zeros once released. */
+    private long[] totals() {
+        long[] sum = new long[3];
+        if (released) {
+            return sum;
+        }
+        try {
+            for (Shard shard : shards) {
+                long[] sizes = shard.sizes();
+                for (int i = 0; i < 3; i++) {
+                    sum[i] += sizes[i];
+                }
+            }
+        } catch (IllegalStateException e) {
+            return new long[3]; // released during the sum: the arena is closed
+        }
+        return released ? new long[3] : sum;
+    }
+
+    /** The MBean: reads the statistics and the shards, never the cache object. */
+    private final class MXBean implements CacheMXBean {
+        private final String registeredName;
+
+        MXBean(String registeredName) {
+            this.registeredName = registeredName;
+        }
+
+        @Override
+        public String getName() {
+            return registeredName;
+        }
+
+        @Override
+        public long getHitCount() {
+            return stats.hits();
+        }
+
+        @Override
+        public long getMissCount() {
+            return stats.misses();
+        }
+
+        @Override
+        public double getHitRatio() {
+            long hits = stats.hits();
+            long requests = hits + stats.misses();
+            return requests == 0 ? 1.0 : (double) hits / requests;
+        }
+
+        @Override
+        public long getLoadSuccessCount() {
+            return stats.loadSuccesses();
+        }
+
+        @Override
+        public long getLoadFailureCount() {
+            return stats.loadFailures();
+        }
+
+        @Override
+        public long getTotalLoadTimeNanos() {
+            return stats.loadNanos();
+        }
+
+        @Override
+        public long getEvictionCount() {
+            return stats.evictions();
+        }
+
+        @Override
+        public long getEvictionBytes() {
+            return stats.evictionBytes();
+        }
+
+        @Override
+        public long getExpirationCount() {
+            return stats.expirations();
+        }
+
+        @Override
+        public long getEntryCount() {
+            return totals()[0];
+        }
+
+        @Override
+        public long getWeightedSize() {
+            return totals()[1];
+        }
+
+        @Override
+        public long getUsedBytes() {
+            long used = totals()[2];
+            return released ? 0 : heapBytes + used;
+        }
+
+        @Override
+        public long getCapacityBytes() {
+            return capacityBytes;
+        }
+    }
+}
