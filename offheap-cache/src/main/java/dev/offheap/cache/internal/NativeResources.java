@@ -191,21 +191,15 @@ final class NativeResources implements Runnable {
 
     /** Entries, entry bytes and used region bytes summed over the shards; zeros once released. */
     private long[] totals() {
-        long[] sum = new long[3];
         if (released) {
-            return sum;
+            return new long[3];
         }
         try {
-            for (Shard shard : shards) {
-                long[] sizes = shard.sizes();
-                for (int i = 0; i < 3; i++) {
-                    sum[i] += sizes[i];
-                }
-            }
+            long[] sum = Shard.sumOfSizes(shards);
+            return released ? new long[3] : sum;
         } catch (IllegalStateException e) {
             return new long[3]; // released during the sum: the arena is closed
         }
-        return released ? new long[3] : sum;
     }
 
     /** The MBean: reads the statistics and the shards, never the cache object. */

@@ -1258,18 +1258,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     private long[] totals() {
         checkOpen();
-        long[] sum = new long[3];
         try {
-            for (Shard shard : shards) {
-                long[] sizes = shard.sizes();
-                for (int i = 0; i < 3; i++) {
-                    sum[i] += sizes[i];
-                }
-            }
+            return Shard.sumOfSizes(shards);
         } catch (IllegalStateException e) {
             throw translate(e);
         }
-        return sum;
     }
 
     @Override

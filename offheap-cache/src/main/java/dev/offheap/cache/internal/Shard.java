@@ -1013,6 +1013,21 @@ final class Shard {
 
     // ------------------------------------------------------------------ inspection
 
+    /**
+     * @return {@link #sizes()} summed over the shards: entries, entry bytes, used region bytes
+     * @throws IllegalStateException if the regions' arena is closed
+     */
+    static long[] sumOfSizes(Shard[] shards) {
+        long[] sum = new long[3];
+        for (Shard shard : shards) {
+            long[] sizes = shard.sizes();
+            for (int i = 0; i < 3; i++) {
+                sum[i] += sizes[i];
+            }
+        }
+        return sum;
+    }
+
     /** @return {count, entry bytes, used bytes of the region}, read consistently */
     long[] sizes() {
         long stamp = lock.tryOptimisticRead();
