@@ -20,6 +20,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A cache the application drops without closing it: nothing of the library keeps it reachable (not its
@@ -127,6 +128,17 @@ class UnclosedCacheTest {
         });
         assertThat(size).isEqualTo(2L);
         cache.close();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void aBuildThatFailsLeavesNothingReserved() {
+        Budget budget = Budget.root("failed-build", 64L << 20);
+        CacheBuilder<String, String> builder = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(CAPACITY).budget(budget).clock(() -> {
+                    throw new IllegalStateException("clock failure");
+                });
+        assertThatThrownBy(builder::build).hasMessage("clock failure");
         assertThat(budget.used()).isZero();
     }
 

@@ -217,6 +217,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         this.maxEntryBytes = maxEntry;
         this.heapBytes = FIXED_HEAP_BYTES + (long) shardCount * Shard.HEAP_BYTES;
         this.shardShift = 64 - Integer.numberOfTrailingZeros(shardCount);
+        // before anything is reserved: a clock that throws leaves nothing behind
+        this.startNanos = clock.getAsLong();
         this.resources = new NativeResources(name, capacityBytes, heapBytes, config.budget(), config.memoryManager(),
                 stats);
         resources.reserve();
@@ -235,7 +237,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             resources.unreserve();
             throw e;
         }
-        this.startNanos = clock.getAsLong();
         this.release = resources.adopt(this, arena, shards);
     }
 
