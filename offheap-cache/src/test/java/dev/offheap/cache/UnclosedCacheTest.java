@@ -1,8 +1,11 @@
 package dev.offheap.cache;
 
 import dev.offheap.cache.internal.OffHeapCacheImpl;
+import dev.offheap.cache.micrometer.OffHeapCacheMetrics;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,6 +132,22 @@ class UnclosedCacheTest {
         assertThat(size).isEqualTo(2L);
         cache.close();
         assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void aCacheBoundToMicrometerIsStillCollected() {
+        Budget budget = Budget.root("micrometer-test", 64L << 20);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        OffHeapCache<String, String> bound = build("bound-to-micrometer",
+                OffHeapCache.builder(Serializer.strings(), Serializer.strings()).budget(budget));
+        new OffHeapCacheMetrics(bound, "bound", Tags.empty()).bindTo(registry);
+        assertThat(registry.get("cache.size").gauge().value()).isEqualTo(100.0);
+        WeakReference<OffHeapCache<String, String>> cache = new WeakReference<>(bound);
+        bound = null;
+
+        assertThat(collectUntil(() -> budget.used() == 0)).as("budget given back").isTrue();
+        assertThat(cache.get()).isNull();
+        assertThat(registry.get("cache.size").gauge().value()).isNaN();
     }
 
     @Test

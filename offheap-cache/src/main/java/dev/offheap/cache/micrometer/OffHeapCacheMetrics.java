@@ -22,7 +22,10 @@ import java.util.function.ToLongFunction;
  * {@code cache.memory.capacity} (all in bytes). Every meter carries the tag {@code cache=<name>}.
  *
  * <p>Meters read the cache when the registry polls them; after the cache is closed they report
- * {@code NaN} (gauges) or their last counts stop moving. Thread-safe.
+ * {@code NaN} (gauges) or their last counts stop moving. The meters hold the cache weakly, as
+ * Micrometer's own cache binders do: binding a cache does not keep it alive, and once it is collected
+ * (a cache that is never closed gives its memory back then, see {@link OffHeapCache#close()}) they
+ * report {@code NaN} as well. Thread-safe.
  *
  * <pre>{@code
  * new OffHeapCacheMetrics(cache, "offers", Tags.empty()).bindTo(registry);
@@ -83,7 +86,7 @@ public final class OffHeapCacheMetrics implements MeterBinder {
     private void gauge(MeterRegistry registry, String name, String description, String unit,
                        ToDoubleFunction<OffHeapCache<?, ?>> value) {
         Gauge.builder(name, cache, c -> c.isClosed() ? Double.NaN : value.applyAsDouble(c)).tags(tags)
-                .description(description).baseUnit(unit).strongReference(true).register(registry);
+                .description(description).baseUnit(unit).register(registry);
     }
 
     private static double stat(OffHeapCache<?, ?> cache, ToLongFunction<CacheStats> field) {
