@@ -89,7 +89,7 @@ public final class PooledAllocator implements Allocator {
      * ran out to 19.7-21.8, 19.8-20.9, 19.4-20.8 and 18.2-21.4 ns; zeroed allocation and two threads
      * gained alike. A slow pass (a call, the reset, a bump of the idle releaser's activity counter) comes
      * once per 4,096 allocations; the bump also means a thread that allocates only from its cache no longer
-     * looks idle to the releaser, as it did when only refills counted.
+     * looks idle to the releaser, as it did when only the slow paths of refills and large blocks counted.
      */
     private static final int OFF_SLOW_PATH_INTERVAL = 4096;
     /** Idle time after which cached memory is given back when none is configured: 10 seconds. */
