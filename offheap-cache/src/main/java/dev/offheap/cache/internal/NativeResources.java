@@ -87,11 +87,6 @@ final class NativeResources implements Runnable {
         }
     }
 
-    /** Gives back what {@link #reserve()} charged; for a cache whose construction failed after it. */
-    void unreserve() {
-        releaseReservations();
-    }
-
     /**
      * Takes over the regions' arena and shards of a fully built cache, registers the MBean and arranges for
      * {@link #run()} to run when {@code cache} becomes unreachable.
@@ -136,11 +131,12 @@ final class NativeResources implements Runnable {
             shard.lock.unlockWrite(stamp);
         }
         arena.close();
-        releaseReservations();
+        unreserve();
         unregisterMBean();
     }
 
-    private void releaseReservations() {
+    /** Gives back what {@link #reserve()} charged: on release, or for a cache whose construction failed after it. */
+    void unreserve() {
         if (memoryManager != null) {
             try {
                 memoryManager.releaseReservation(this, capacityBytes);

@@ -848,15 +848,10 @@ public final class PooledAllocator implements Allocator {
                 WeakSchedule.daemonExecutor("offheap-pooled-allocator-idle-release");
 
         static ScheduledFuture<?> schedule(PooledAllocator allocator, Duration period) {
-            return WeakSchedule.atFixedDelay(EXECUTOR, allocator, period.compareTo(MIN_IDLE_TICK) < 0 ? MIN_IDLE_TICK : period,
-                    a -> {
-                        try {
-                            a.releaseIfIdle();
-                        } catch (IllegalStateException e) {
-                            // closed during the run: its close cancels the schedule
-                            LOG.log(System.Logger.Level.DEBUG, "idle release of allocator '" + a.name + "' failed", e);
-                        }
-                    }, "idle release");
+            // a close racing a run makes it throw IllegalStateException; the close cancels the schedule
+            return WeakSchedule.atFixedDelayWhileOpen(EXECUTOR, allocator,
+                    period.compareTo(MIN_IDLE_TICK) < 0 ? MIN_IDLE_TICK : period, PooledAllocator::releaseIfIdle,
+                    PooledAllocator::isClosed, "idle release");
         }
 
         /** The shortest period between two looks at an allocator's activity. */
