@@ -104,6 +104,39 @@ class ReadQuietlyTest {
         }
     }
 
+    /**
+     * Reads in place run under the segment's read lock, where the buffer of recorded reads cannot be
+     * replayed; a buffer that fills there must be replayed once the lock is released, or every later read
+     * in place is lost to the policy until some write comes. Here up to 200 reads in place (more than a
+     * stripe of the buffer holds) come before the read of the coldest entry, with no write in between.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 40, 200})
+    void readsInPlaceReachThePolicyAfterManyReadsWithoutWrites(int readsBefore) {
+        List<Long> evicted = new ArrayList<>();
+        try (OffHeapCache<Long, byte[]> cache = builder().evictionPolicy(EvictionPolicy.LRU)
+                .removalListener((key, value, cause) -> {
+                    if (cause == RemovalCause.SIZE) {
+                        evicted.add(key);
+                    }
+                }).build()) {
+            long key = 0;
+            while (evicted.isEmpty()) {
+                cache.put(key++, new byte[1000]);
+            }
+            long coldest = evicted.getFirst() + 1;
+            long newest = key - 1;
+            for (int i = 0; i < readsBefore; i++) {
+                assertThat(cache.read(newest - i % 20, MemorySegment::byteSize)).isEqualTo(1000L);
+            }
+            cache.read(coldest, MemorySegment::byteSize);
+            cache.put(key, new byte[1000]);
+            assertThat(evicted).hasSizeGreaterThan(1);
+            assertThat(evicted.get(1)).as("the coldest entry was read, so another one went next (after %d reads)",
+                    readsBefore).isNotEqualTo(coldest);
+        }
+    }
+
     @Test
     void badInput() {
         OffHeapCache<Long, byte[]> cache = builder().build();

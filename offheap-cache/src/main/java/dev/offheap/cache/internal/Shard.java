@@ -401,10 +401,11 @@ final class Shard {
             }
             int meta = getInt(region, address(entry) + META);
             byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
-            readBuffer.record(entry, removalEpoch, this);
+            readBuffer.offer(entry, removalEpoch);
             return value;
         } finally {
             lock.unlockRead(stamp);
+            drainReadsIfFull();
         }
     }
 
@@ -464,7 +465,8 @@ final class Shard {
     }
 
     /**
-     * Under the read lock: the live entry of the key, its value as a read-only slice of the region.
+     * Under the read lock: the live entry of the key, its value as a read-only slice of the region. A
+     * recorded read is only buffered: the caller calls {@link #drainReadsIfFull} after releasing the lock.
      *
      * @param recordRead whether the eviction policy hears of the read (false for a quiet read)
      * @return the slice, or null if absent or expired
@@ -479,7 +481,8 @@ final class Shard {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
         if (recordRead) {
-            readBuffer.record(entry, removalEpoch, this);
+            // the caller replays a full stripe once it releases the read lock (drainReadsIfFull)
+            readBuffer.offer(entry, removalEpoch);
         }
         int meta = getInt(region, address(entry) + META);
         return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
@@ -978,6 +981,18 @@ final class Shard {
         readBuffer.drain(this);
     }
 
+    /**
+     * Replays the calling thread's stripe of recorded reads if it is full and the write lock is free: for
+     * readers that recorded under the read lock, after releasing it (a reader holding the read lock can
+     * never take the write lock the replay needs). Without this a workload of reads in place alone would
+     * drop every read after the first few per stripe until some write came.
+     */
+    void drainReadsIfFull() {
+        if (readBuffer.full()) {
+            tryDrainReads();
+        }
+    }
+
     /** Called by a reader whose buffer stripe is full: drains if the write lock is free at once. */
     void tryDrainReads() {
         long stamp = lock.tryWriteLock();
@@ -1143,16 +1158,40 @@ final class Shard {
         /** The records of one drain, used only under the write lock. */
         private final long[] batch = new long[STRIPES * SLOTS];
 
+        /** Records a read made without the lock; a full stripe is replayed at once if the write lock is free. */
         void record(int entry, int epoch, Shard shard) {
-            int base = LEAD + (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
+            if (!offer(entry, epoch)) {
+                shard.tryDrainReads();
+            }
+        }
+
+        /**
+         * Records a read in the calling thread's stripe unless the stripe is full. Under the read lock this
+         * is all a reader may do: the replay needs the write lock, which a reader holding the read lock can
+         * never get, so it calls {@link Shard#drainReadsIfFull} after releasing the lock.
+         *
+         * @return false if the stripe was full and the read was dropped
+         */
+        boolean offer(int entry, int epoch) {
+            int base = stripeBase();
             long tail = (long) LONGS.getOpaque(ring, base);
             long head = (long) LONGS.getOpaque(ring, base + 1);
             if (tail - head >= SLOTS) {
-                shard.tryDrainReads();
-                return;
+                return false;
             }
             LONGS.setOpaque(ring, base + 8 + (int) (tail & (SLOTS - 1)), ((long) epoch << 32) | (entry & 0xFFFFFFFFL));
             LONGS.setRelease(ring, base, tail + 1);
+            return true;
+        }
+
+        /** @return whether the calling thread's stripe has no free slot */
+        boolean full() {
+            int base = stripeBase();
+            return (long) LONGS.getOpaque(ring, base) - (long) LONGS.getOpaque(ring, base + 1) >= SLOTS;
+        }
+
+        private static int stripeBase() {
+            return LEAD + (int) ((Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 62) * STRIDE;
         }
 
         void drain(Shard shard) {
