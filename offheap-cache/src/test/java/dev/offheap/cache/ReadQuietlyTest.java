@@ -80,16 +80,8 @@ class ReadQuietlyTest {
     @ValueSource(booleans = {false, true})
     void doesNotSaveAnEntryFromEviction(boolean quiet) {
         List<Long> evicted = new ArrayList<>();
-        try (OffHeapCache<Long, byte[]> cache = builder().evictionPolicy(EvictionPolicy.LRU)
-                .removalListener((key, value, cause) -> {
-                    if (cause == RemovalCause.SIZE) {
-                        evicted.add(key);
-                    }
-                }).build()) {
-            long key = 0;
-            while (evicted.isEmpty()) {
-                cache.put(key++, new byte[1000]);
-            }
+        try (OffHeapCache<Long, byte[]> cache = lruRecordingEvictions(evicted)) {
+            long key = fillUntilTheFirstEviction(cache, evicted);
             long coldest = evicted.getFirst() + 1;
             assertThat(cache.containsKey(coldest)).isTrue();
             if (quiet) {
@@ -114,16 +106,8 @@ class ReadQuietlyTest {
     @ValueSource(ints = {0, 40, 200})
     void readsInPlaceReachThePolicyAfterManyReadsWithoutWrites(int readsBefore) {
         List<Long> evicted = new ArrayList<>();
-        try (OffHeapCache<Long, byte[]> cache = builder().evictionPolicy(EvictionPolicy.LRU)
-                .removalListener((key, value, cause) -> {
-                    if (cause == RemovalCause.SIZE) {
-                        evicted.add(key);
-                    }
-                }).build()) {
-            long key = 0;
-            while (evicted.isEmpty()) {
-                cache.put(key++, new byte[1000]);
-            }
+        try (OffHeapCache<Long, byte[]> cache = lruRecordingEvictions(evicted)) {
+            long key = fillUntilTheFirstEviction(cache, evicted);
             long coldest = evicted.getFirst() + 1;
             long newest = key - 1;
             for (int i = 0; i < readsBefore; i++) {
@@ -135,6 +119,24 @@ class ReadQuietlyTest {
             assertThat(evicted.get(1)).as("the coldest entry was read, so another one went next (after %d reads)",
                     readsBefore).isNotEqualTo(coldest);
         }
+    }
+
+    /** @return an LRU cache that adds the key of every entry evicted for size to {@code evicted} */
+    private OffHeapCache<Long, byte[]> lruRecordingEvictions(List<Long> evicted) {
+        return builder().evictionPolicy(EvictionPolicy.LRU).removalListener((key, value, cause) -> {
+            if (cause == RemovalCause.SIZE) {
+                evicted.add(key);
+            }
+        }).build();
+    }
+
+    /** Puts 1000-byte values under keys 0, 1, 2, ... until one is evicted. @return the next key to put */
+    private static long fillUntilTheFirstEviction(OffHeapCache<Long, byte[]> cache, List<Long> evicted) {
+        long key = 0;
+        while (evicted.isEmpty()) {
+            cache.put(key++, new byte[1000]);
+        }
+        return key;
     }
 
     @Test
