@@ -255,6 +255,74 @@ class CacheStressTest {
         }
     }
 
+    /**
+     * Readers that read in place, and so replay their recorded reads into the policy under its own lock
+     * while other readers go on, race a writer whose puts and removes evict, promote and unlink entries of
+     * the same segment: every value read is its key's, and the queues, chains and byte counts agree
+     * afterwards.
+     */
+    @ParameterizedTest
+    @CsvSource({"W_TINY_LFU", "LRU"})
+    void replaysOfReadsRaceEvictingWriters(EvictionPolicy policy) throws Exception {
+        try (OffHeapCache<Long, byte[]> cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
+                .capacity(256 << 10).evictionPolicy(policy).concurrencyLevel(1).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<String> wrong = new AtomicReference<>();
+            AtomicInteger reads = new AtomicInteger();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                boolean writer = t == 0;
+                long seed = t;
+                // daemons: a thread stuck in a broken queue must not keep the test JVM from exiting
+                threads.add(Thread.ofPlatform().daemon(true).start(() -> {
+                    SplittableRandom random = new SplittableRandom(seed);
+                    while (!stop.get()) {
+                        // a skewed key stream: a few hot keys that the readers' replays promote and mark
+                        long key = random.nextInt(4) == 0 ? random.nextLong(4000) : random.nextLong(64);
+                        if (writer) {
+                            if (random.nextInt(10) == 0) {
+                                cache.invalidate(key);
+                            } else {
+                                byte[] value = new byte[100 + (int) (key % 50)];
+                                java.util.Arrays.fill(value, (byte) key);
+                                cache.put(key, value);
+                            }
+                            continue;
+                        }
+                        String problem = cache.read(key, s -> {
+                            if (s.byteSize() != 100 + key % 50) {
+                                return "key " + key + ": " + s.byteSize() + " bytes";
+                            }
+                            for (long i = 0; i < s.byteSize(); i++) {
+                                if (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != (byte) key) {
+                                    return "key " + key + ": byte " + i + " is another key's";
+                                }
+                            }
+                            return null;
+                        });
+                        if (problem != null) {
+                            wrong.compareAndSet(null, problem);
+                        }
+                        reads.incrementAndGet();
+                    }
+                }));
+            }
+            // bounded waits: a queue that a racing replay broke would keep a thread walking it forever
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (reads.get() < 300_000 && wrong.get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            stop.set(true);
+            for (Thread thread : threads) {
+                thread.join(java.time.Duration.ofSeconds(10));
+                assertThat(thread.isAlive()).as("a thread still running 10 s after the stop: stuck").isFalse();
+            }
+            assertThat(wrong.get()).isNull();
+            assertThat(reads.get()).as("reads done in 60 s").isGreaterThanOrEqualTo(300_000);
+            ((OffHeapCacheImpl<?, ?>) cache).verify();
+        }
+    }
+
     /** @return null if the bytes are all equal and the length is one a writer uses, else what is wrong */
     private static String uniform(int length, java.util.function.IntUnaryOperator byteAt) {
         if (length != 1100 && (length < 1000 || length > 1007)) {

@@ -125,10 +125,16 @@ final class NativeResources implements Runnable {
         }
         for (Shard shard : shards) {
             if (shard.holdsWriteLock()) {
+                shard.markReleasedLocked();
                 continue;
             }
             long stamp = shard.lock.writeLock();
-            shard.lock.unlockWrite(stamp);
+            try {
+                // a replay of recorded reads holds no write lock: this waits for one in progress
+                shard.markReleasedLocked();
+            } finally {
+                shard.lock.unlockWrite(stamp);
+            }
         }
         arena.close();
         unreserve();
