@@ -209,48 +209,21 @@ class CacheStressTest {
     @ParameterizedTest
     @CsvSource({"W_TINY_LFU", "LRU"})
     void overwritesNeverShowATornValue(EvictionPolicy policy) throws Exception {
-        try (OffHeapCache<Long, byte[]> cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
-                .capacity(8 << 20).evictionPolicy(policy).concurrencyLevel(1).build()) {
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicReference<String> torn = new AtomicReference<>();
-            AtomicInteger reads = new AtomicInteger();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                boolean writer = t < 2;
-                long seed = t;
-                threads.add(Thread.ofPlatform().start(() -> {
-                    SplittableRandom random = new SplittableRandom(seed);
-                    while (!stop.get()) {
-                        long key = random.nextLong(4);
-                        if (writer) {
-                            // 1000..1007 bytes keep one block size; 1100 needs another
-                            int length = random.nextInt(8) == 0 ? 1100 : 1000 + random.nextInt(8);
-                            byte[] value = new byte[length];
-                            java.util.Arrays.fill(value, (byte) random.nextInt(256));
-                            cache.put(key, value);
-                            continue;
-                        }
-                        byte[] got = cache.getIfPresent(key);
-                        String problem = got == null ? null : uniform(got.length, i -> got[i]);
-                        if (problem == null) {
-                            problem = cache.read(key, s -> uniform((int) s.byteSize(),
-                                    i -> s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)));
-                        }
-                        if (problem != null) {
-                            torn.compareAndSet(null, problem);
-                        }
-                        reads.incrementAndGet();
-                    }
-                }));
-            }
-            while (reads.get() < 200_000 && torn.get() == null) {
-                Thread.sleep(5);
-            }
-            stop.set(true);
-            for (Thread thread : threads) {
-                thread.join();
-            }
-            assertThat(torn.get()).isNull();
+        try (OffHeapCache<Long, byte[]> cache = oneSegment(policy, 8 << 20)) {
+            race(2, 2, 200_000, random -> {
+                long key = random.nextLong(4);
+                // 1000..1007 bytes keep one block size; 1100 needs another
+                int length = random.nextInt(8) == 0 ? 1100 : 1000 + random.nextInt(8);
+                byte[] value = new byte[length];
+                java.util.Arrays.fill(value, (byte) random.nextInt(256));
+                cache.put(key, value);
+            }, random -> {
+                long key = random.nextLong(4);
+                byte[] got = cache.getIfPresent(key);
+                String problem = got == null ? null : uniform(got.length, i -> got[i]);
+                return problem != null ? problem : cache.read(key, s -> uniform((int) s.byteSize(),
+                        i -> s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i)));
+            });
             ((OffHeapCacheImpl<?, ?>) cache).verify();
         }
     }
@@ -264,63 +237,89 @@ class CacheStressTest {
     @ParameterizedTest
     @CsvSource({"W_TINY_LFU", "LRU"})
     void replaysOfReadsRaceEvictingWriters(EvictionPolicy policy) throws Exception {
-        try (OffHeapCache<Long, byte[]> cache = OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays())
-                .capacity(256 << 10).evictionPolicy(policy).concurrencyLevel(1).build()) {
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicReference<String> wrong = new AtomicReference<>();
-            AtomicInteger reads = new AtomicInteger();
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < 3; t++) {
-                boolean writer = t == 0;
-                long seed = t;
-                // daemons: a thread stuck in a broken queue must not keep the test JVM from exiting
-                threads.add(Thread.ofPlatform().daemon(true).start(() -> {
-                    SplittableRandom random = new SplittableRandom(seed);
-                    while (!stop.get()) {
-                        // a skewed key stream: a few hot keys that the readers' replays promote and mark
-                        long key = random.nextInt(4) == 0 ? random.nextLong(4000) : random.nextLong(64);
-                        if (writer) {
-                            if (random.nextInt(10) == 0) {
-                                cache.invalidate(key);
-                            } else {
-                                byte[] value = new byte[100 + (int) (key % 50)];
-                                java.util.Arrays.fill(value, (byte) key);
-                                cache.put(key, value);
-                            }
-                            continue;
-                        }
-                        String problem = cache.read(key, s -> {
-                            if (s.byteSize() != 100 + key % 50) {
-                                return "key " + key + ": " + s.byteSize() + " bytes";
-                            }
-                            for (long i = 0; i < s.byteSize(); i++) {
-                                if (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != (byte) key) {
-                                    return "key " + key + ": byte " + i + " is another key's";
-                                }
-                            }
-                            return null;
-                        });
-                        if (problem != null) {
-                            wrong.compareAndSet(null, problem);
-                        }
-                        reads.incrementAndGet();
+        try (OffHeapCache<Long, byte[]> cache = oneSegment(policy, 256 << 10)) {
+            race(1, 2, 300_000, random -> {
+                long key = skewedKey(random);
+                if (random.nextInt(10) == 0) {
+                    cache.invalidate(key);
+                } else {
+                    byte[] value = new byte[100 + (int) (key % 50)];
+                    java.util.Arrays.fill(value, (byte) key);
+                    cache.put(key, value);
+                }
+            }, random -> {
+                long key = skewedKey(random);
+                return cache.read(key, s -> {
+                    if (s.byteSize() != 100 + key % 50) {
+                        return "key " + key + ": " + s.byteSize() + " bytes";
                     }
-                }));
-            }
-            // bounded waits: a queue that a racing replay broke would keep a thread walking it forever
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-            while (reads.get() < 300_000 && wrong.get() == null && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            stop.set(true);
-            for (Thread thread : threads) {
-                thread.join(java.time.Duration.ofSeconds(10));
-                assertThat(thread.isAlive()).as("a thread still running 10 s after the stop: stuck").isFalse();
-            }
-            assertThat(wrong.get()).isNull();
-            assertThat(reads.get()).as("reads done in 60 s").isGreaterThanOrEqualTo(300_000);
+                    for (long i = 0; i < s.byteSize(); i++) {
+                        if (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != (byte) key) {
+                            return "key " + key + ": byte " + i + " is another key's";
+                        }
+                    }
+                    return null;
+                });
+            });
             ((OffHeapCacheImpl<?, ?>) cache).verify();
         }
+    }
+
+    /** @return a cache of one segment, so that every thread's operations meet in it */
+    private static OffHeapCache<Long, byte[]> oneSegment(EvictionPolicy policy, long capacity) {
+        return OffHeapCache.builder(Serializer.longs(), Serializer.byteArrays()).capacity(capacity).evictionPolicy(policy)
+                .concurrencyLevel(1).build();
+    }
+
+    /** @return a key of a skewed stream: a few hot keys, which readers' replays promote and mark, and many cold */
+    private static long skewedKey(SplittableRandom random) {
+        return random.nextInt(4) == 0 ? random.nextLong(4000) : random.nextLong(64);
+    }
+
+    /**
+     * Runs writer and reader threads (each with its own seeded random) until the readers have made
+     * {@code readsWanted} reads, one reports a problem, or 60 s pass; then asserts that no reader saw a
+     * problem, that all threads stopped, and that the reads were made. The waits are bounded and the
+     * threads are daemons, so a structure a race broke (a queue walked forever) fails the test instead of
+     * hanging the build.
+     *
+     * @param read one read; returns null, or what was wrong with what it saw
+     */
+    private static void race(int writers, int readers, int readsWanted, java.util.function.Consumer<SplittableRandom> write,
+                             java.util.function.Function<SplittableRandom, String> read) throws InterruptedException {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<String> problem = new AtomicReference<>();
+        AtomicInteger reads = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < writers + readers; t++) {
+            boolean writer = t < writers;
+            long seed = t;
+            threads.add(Thread.ofPlatform().daemon(true).start(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                while (!stop.get()) {
+                    if (writer) {
+                        write.accept(random);
+                        continue;
+                    }
+                    String seen = read.apply(random);
+                    if (seen != null) {
+                        problem.compareAndSet(null, seen);
+                    }
+                    reads.incrementAndGet();
+                }
+            }));
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (reads.get() < readsWanted && problem.get() == null && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        stop.set(true);
+        for (Thread thread : threads) {
+            thread.join(java.time.Duration.ofSeconds(10));
+            assertThat(thread.isAlive()).as("a thread still running 10 s after the stop: stuck").isFalse();
+        }
+        assertThat(problem.get()).isNull();
+        assertThat(reads.get()).as("reads done in 60 s").isGreaterThanOrEqualTo(readsWanted);
     }
 
     /** @return null if the bytes are all equal and the length is one a writer uses, else what is wrong */
