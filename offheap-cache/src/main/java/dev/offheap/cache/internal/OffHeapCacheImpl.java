@@ -905,22 +905,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } finally {
             shard.lock.unlockRead(stamp);
             if (access) {
-                replayRecordedReads(shard);
-            }
-        }
-    }
-
-    /**
-     * Replays the calling thread's recorded reads if a read under the lock found their buffer full (the
-     * replay needs the write lock, so it waits until the read lock is released). A close racing this
-     * leaves nothing to replay into: that failure is not the read's, which has already succeeded.
-     */
-    private void replayRecordedReads(Shard shard) {
-        try {
-            shard.drainReadsIfFull();
-        } catch (IllegalStateException e) {
-            if (!closed) {
-                throw e;
+                // the read recorded itself under the lock; a full buffer is replayed now, outside it (a
+                // replay after close finds the segment released and does nothing)
+                shard.drainReadsIfFull();
             }
         }
     }

@@ -93,8 +93,9 @@ final class Shard {
      * Held by whoever changes the eviction policy's state (queues, marks, sketch, the read buffer's batch):
      * every writer, after the write lock ({@link #lockWrite}), and the replay of recorded reads alone. The
      * replay changes nothing that readers read (an entry's mark and queue bits share its header int with
-     * its size, which a replay writes back unchanged), so it runs without the write lock, and readers of
-     * the segment, optimistic or not, never wait for it or retry because of it.
+     * its key length and tag, which a replay writes back unchanged; queue links and the sketch no reader
+     * reads), so it runs without the write lock, and readers of the segment, optimistic or not, never wait
+     * for it or retry because of it.
      */
     private final ReentrantLock policyLock = new ReentrantLock();
     private final MemorySegment region;
