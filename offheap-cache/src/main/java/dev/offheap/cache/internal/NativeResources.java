@@ -110,10 +110,10 @@ final class NativeResources implements Runnable {
     }
 
     /**
-     * Releases everything, once (through the cleanable): waits for each shard's write lock, so that no
-     * lock holder, in particular no zero-copy reader, is inside a region, unless the calling thread holds
-     * it (close from inside compute, whose operation then fails on its next access); closes the arena,
-     * frees the reservations and unregisters the MBean.
+     * Releases everything, once (through the cleanable): marks each shard released under both its locks
+     * ({@link Shard#markReleased}), so that no lock holder (in particular no zero-copy reader) and no
+     * replay of recorded reads is inside a region, and none starts there later; closes the arena, frees
+     * the reservations and unregisters the MBean.
      */
     @Override
     public void run() {
@@ -124,17 +124,7 @@ final class NativeResources implements Runnable {
                     + " unreachable; close() caches that are no longer used");
         }
         for (Shard shard : shards) {
-            if (shard.holdsWriteLock()) {
-                shard.markReleasedLocked();
-                continue;
-            }
-            long stamp = shard.lock.writeLock();
-            try {
-                // a replay of recorded reads holds no write lock: this waits for one in progress
-                shard.markReleasedLocked();
-            } finally {
-                shard.lock.unlockWrite(stamp);
-            }
+            shard.markReleased();
         }
         arena.close();
         unreserve();

@@ -907,7 +907,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (access) {
                 // the read recorded itself under the lock; a full buffer is replayed now, outside it (a
                 // replay after close finds the segment released and does nothing)
-                shard.drainReadsIfFull();
+                shard.replayReadsIfFull();
             }
         }
     }

@@ -425,7 +425,7 @@ final class Shard {
             return value;
         } finally {
             lock.unlockRead(stamp);
-            drainReadsIfFull();
+            replayReadsIfFull();
         }
     }
 
@@ -486,7 +486,7 @@ final class Shard {
 
     /**
      * Under the read lock: the live entry of the key, its value as a read-only slice of the region. A
-     * recorded read is only buffered: the caller calls {@link #drainReadsIfFull} after releasing the lock.
+     * recorded read is only buffered: the caller calls {@link #replayReadsIfFull} after releasing the lock.
      *
      * @param recordRead whether the eviction policy hears of the read (false for a quiet read)
      * @return the slice, or null if absent or expired
@@ -501,7 +501,7 @@ final class Shard {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
         if (recordRead) {
-            // the caller replays a full stripe once it releases the read lock (drainReadsIfFull)
+            // the caller replays a full stripe once it releases the read lock (replayReadsIfFull)
             readBuffer.offer(entry, removalEpoch);
         }
         int meta = getInt(region, address(entry) + META);
@@ -1007,7 +1007,7 @@ final class Shard {
      * replay too. Without this a workload of reads in place alone would drop every read after the first
      * few per stripe until some write came.
      */
-    void drainReadsIfFull() {
+    void replayReadsIfFull() {
         if (readBuffer.full()) {
             tryReplay();
         }
@@ -1034,19 +1034,22 @@ final class Shard {
     }
 
     /**
-     * Marks the shard's memory as about to be released, so that no replay touches it afterwards. The
-     * caller holds the write lock; this waits for a replay in progress.
+     * Marks the shard's memory as about to be released, so that no replay touches it afterwards: takes
+     * both locks, waiting for writers, readers and a replay in progress, unless the calling thread holds
+     * them already (a close from inside {@code compute}, whose operation then fails on its next access).
      */
-    void markReleasedLocked() {
-        if (policyLock.isHeldByCurrentThread()) {
+    void markReleased() {
+        if (holdsWriteLock()) {
             released = true;
             return;
         }
+        long stamp = lock.writeLock();
         policyLock.lock();
         try {
             released = true;
         } finally {
             policyLock.unlock();
+            lock.unlockWrite(stamp);
         }
     }
 
@@ -1214,7 +1217,7 @@ final class Shard {
 
         /**
          * Records a read in the calling thread's stripe unless the stripe is full. A reader under the read
-         * lock does only this, and calls {@link Shard#drainReadsIfFull} after releasing the lock, so that
+         * lock does only this, and calls {@link Shard#replayReadsIfFull} after releasing the lock, so that
          * the lock, which writers wait for, is not held through a replay.
          *
          * @return false if the stripe was full and the read was dropped
