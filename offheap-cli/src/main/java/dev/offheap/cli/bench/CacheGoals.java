@@ -14,13 +14,17 @@ import java.util.function.Function;
  * run it is judged on, the target, and pass or fail. Every number comes from the JMH results alone, so
  * a report re-generated from committed JSON judges the same way.
  *
- * <p>The 100-byte and 100 KB cases are the workloads with the smallest and the largest values in the
- * results (quick and smoke runs use fewer keys than the committed run, with the same value sizes).
+ * <p>The 100-byte case is the workload with the smallest values in the results if they are small (at most
+ * {@value #SMALL_VALUE_MAX_BYTES} bytes), the 100 KB case the one with the largest if they are not (quick
+ * and smoke runs use fewer keys than the committed run, with the same value sizes). A run of one workload
+ * is judged on the goals of its value size only.
  */
 public final class CacheGoals implements Function<List<JmhResult>, String> {
     private static final String PACKAGE = "dev.offheap.bench.cache.";
     /** A copying get or put counts as bandwidth-bound at this share of a bare copy's bytes per second. */
     static final double BANDWIDTH_SHARE = 0.8;
+    /** Values up to this size make a workload the small-value case; larger ones the large-value case. */
+    static final long SMALL_VALUE_MAX_BYTES = 4096;
 
     @Override
     public String apply(List<JmhResult> results) {
@@ -73,8 +77,8 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
             this.results = results;
             List<String> workloads = results.stream().map(r -> r.params().get("workload")).filter(Objects::nonNull)
                     .distinct().sorted(Comparator.comparingLong(Goals::valueBytes)).toList();
-            small = workloads.isEmpty() ? Optional.empty() : Optional.of(workloads.getFirst());
-            large = workloads.size() < 2 ? Optional.empty() : Optional.of(workloads.getLast());
+            small = workloads.stream().filter(w -> valueBytes(w) <= SMALL_VALUE_MAX_BYTES).findFirst();
+            large = workloads.reversed().stream().filter(w -> valueBytes(w) > SMALL_VALUE_MAX_BYTES).findFirst();
         }
 
         static long valueBytes(String workload) {

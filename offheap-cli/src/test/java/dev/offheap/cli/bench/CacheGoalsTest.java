@@ -82,6 +82,27 @@ class CacheGoalsTest {
                 .contains("10.0x (1,000 vs 100 ops/s)").endsWith("| pass |");
     }
 
+    /** A run of large values alone (a partial run) judges the large-value goals, and no 100-byte goal on them. */
+    @Test
+    void aRunOfOneWorkloadIsJudgedByItsValueSize() {
+        thrpt("CacheGetBenchmark", "caffeine", LARGE, 1_000_000);
+        thrpt("CacheGetBenchmark", "offheapGet", LARGE, 90);
+        thrpt("CacheGetBenchmark", "ohcLru", LARGE, 100);
+        thrpt("CacheGetBenchmark", "offheapRead", LARGE, 1000);
+        String md = new CacheGoals().apply(results);
+        assertThat(row(md, "100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, 100 KB values, 10 keys, 1 thread"))
+                .endsWith("| pass |");
+        assertThat(md.lines().filter(l -> l.startsWith("| 100-byte gets"))).isEmpty();
+
+        results.clear();
+        thrpt("CacheGetBenchmark", "caffeine", SMALL, 1000);
+        thrpt("CacheGetBenchmark", "offheapGet", SMALL, 500);
+        md = new CacheGoals().apply(results);
+        assertThat(row(md, "100-byte gets ≥ 0.5x Caffeine", "`offheapGet`, 100 B values, 1000 keys, 1 thread"))
+                .endsWith("| pass |");
+        assertThat(md.lines().filter(l -> l.startsWith("| 100 KB zero-copy"))).isEmpty();
+    }
+
     @Test
     void bandwidthIsBytesPerSecondAgainstTheCopy() {
         thrpt("CacheGetBenchmark", "caffeine", SMALL, 1);
