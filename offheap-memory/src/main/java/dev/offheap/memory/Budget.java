@@ -372,7 +372,12 @@ public final class Budget implements AutoCloseable {
 
     /**
      * Closes the children, then returns everything this budget holds to its parent. Bytes still
-     * reserved are reported as a leak. Closing twice does nothing.
+     * reserved are reported as a leak to the leak reporter. A reporter that throws (a test's reporter
+     * that fails on leaks) gets its exception out of this method, after the budget and its children
+     * are closed and their bytes returned all the same. Closing twice does nothing.
+     *
+     * @throws RuntimeException what the leak reporter threw for this budget or one of its children (the
+     *                          first; later ones are suppressed in it; an {@link Error} is rethrown as is)
      */
     @Override
     public void close() {
@@ -380,12 +385,22 @@ public final class Budget implements AutoCloseable {
             return;
         }
         long stillUsed = used();
+        Throwable failure = null;
         if (stillUsed > 0) {
-            leakReporter.accept("budget '" + path + "' closed with " + ByteSize.format(stillUsed) + " ("
-                    + stillUsed + " bytes) still reserved:\n" + usageReport().stripTrailing());
+            // before the children close: the report names the biggest of them
+            try {
+                leakReporter.accept("budget '" + path + "' closed with " + ByteSize.format(stillUsed) + " ("
+                        + stillUsed + " bytes) still reserved:\n" + usageReport().stripTrailing());
+            } catch (RuntimeException | Error e) {
+                failure = e;
+            }
         }
         for (Budget child : List.copyOf(children)) {
-            child.close();
+            try {
+                child.close();
+            } catch (RuntimeException | Error e) {
+                failure = firstOrSuppressed(failure, e);
+            }
         }
         long usedAtClose = (long) USED.getAndSet(this, 0L);
         DIRECT.getAndSet(this, 0L);
@@ -393,6 +408,19 @@ public final class Budget implements AutoCloseable {
             parent.children.remove(this);
             parent.subtract(Math.max(reservation, usedAtClose));
         }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
+        }
+    }
+
+    private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     @Override

@@ -286,7 +286,13 @@ public final class MemoryManager implements AutoCloseable {
         if (slot < 0) {
             slot = takeSlotsFromPool(record, magazine, 1)[0];
         }
-        return lease(slot, record);
+        try {
+            return lease(slot, record);
+        } catch (RuntimeException | Error e) {
+            // a heap page's array or a page's arena could not be made (OutOfMemoryError): keep the slot
+            returnSlots(new int[] {slot}, 0, 1);
+            throw e;
+        }
     }
 
     /**
@@ -320,15 +326,26 @@ public final class MemoryManager implements AutoCloseable {
             int[] fromPool;
             try {
                 fromPool = takeSlotsFromPool(record, magazine, count - taken);
-            } catch (RuntimeException e) {
-                returnSlots(slots, taken);
+            } catch (RuntimeException | Error e) {
+                // an Error too (a spill callback's AssertionError): the slots taken must not be lost
+                returnSlots(slots, 0, taken);
                 throw e;
             }
             System.arraycopy(fromPool, 0, slots, taken, fromPool.length);
         }
         List<MemorySegment> pages = new ArrayList<>(count);
-        for (int slot : slots) {
-            pages.add(lease(slot, record));
+        try {
+            for (int slot : slots) {
+                pages.add(lease(slot, record));
+            }
+        } catch (RuntimeException | Error e) {
+            // all or nothing: a lease that failed (a heap page's array, an arena: OutOfMemoryError) leaves
+            // its slot and those after it unleased; the pages leased before it are released
+            for (MemorySegment page : pages) {
+                release(page);
+            }
+            returnSlots(slots, pages.size(), count - pages.size());
+            throw e;
         }
         return pages;
     }
@@ -644,6 +661,9 @@ public final class MemoryManager implements AutoCloseable {
      * here, so their memory is kept until those threads end. Mapped memory is unmapped; the file stays.
      * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
      * does nothing.
+     *
+     * @throws RuntimeException what the leak reporter threw, if it throws (an {@link Error} comes out as
+     *                          is); the manager is closed all the same, its budget returned to the parent
      */
     @Override
     public void close() {
@@ -672,10 +692,6 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         freeChunks();
-        if (!leaks.isEmpty() || retained > 0) {
-            leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
-                    + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end" : ""));
-        }
         if (mbeanName != null) {
             try {
                 ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
@@ -688,7 +704,16 @@ public final class MemoryManager implements AutoCloseable {
         Arrays.fill(magazineTable, null);
         // Everything was revoked or retained above; the budget's remaining count is not a leak of its own.
         budget.release(budget.used() - childBudgetsUse());
-        budget.close();
+        // the report comes last, so that a reporter that throws (a test's, failing on leaks) leaves a manager
+        // closed all the way: its budget returned to the parent and its MBean gone
+        try {
+            budget.close();
+        } finally {
+            if (!leaks.isEmpty() || retained > 0) {
+                leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
+                        + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end" : ""));
+            }
+        }
     }
 
     // =================================================================== internals: slots
@@ -955,9 +980,9 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    private void returnSlots(int[] slots, int count) {
+    private void returnSlots(int[] slots, int from, int count) {
         if (count > 0) {
-            freeSlots.pushAll(slots, 0, count);
+            freeSlots.pushAll(slots, from, count);
             budget.release((long) count << pageShift);
         }
     }

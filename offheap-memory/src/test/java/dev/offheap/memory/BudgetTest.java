@@ -671,4 +671,21 @@ class BudgetTest {
             assertThat(e).isInstanceOf(RuntimeException.class);
         }
     }
+
+    @Test
+    void aLeakReporterThatThrowsStillLeavesTheBudgetAndItsChildrenClosedAndTheBytesReturned() {
+        Budget root = Budget.root("root", 1000, report -> {
+            throw new AssertionError("leak: " + report);
+        });
+        Budget component = root.child("component", 600);
+        Budget request = component.child("request", 500);
+        request.reserve(100);
+        component.reserve(50);
+        assertThatThrownBy(component::close).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("component").satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+        assertThat(component.isClosed()).isTrue();
+        assertThat(request.isClosed()).isTrue();
+        assertThat(root.used()).as("the closed budgets' bytes are back with the parent").isZero();
+        root.close();
+    }
 }

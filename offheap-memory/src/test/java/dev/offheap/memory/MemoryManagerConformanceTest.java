@@ -497,6 +497,37 @@ abstract class MemoryManagerConformanceTest {
     }
 
     @Test
+    void aSpillCallbackThatThrowsAnErrorLeavesNoPageTakenByTheFailedRequest() {
+        MemoryManager mm = newManager(16);
+        mm.allocatePages("c", 6);
+        mm.registerSpillCallback("c", (m, bytes) -> {
+            throw new AssertionError("spill failed");
+        });
+        // the thread's page cache holds free pages now: the request below takes them before it spills
+        mm.release(mm.allocatePage("a"));
+        assertThatThrownBy(() -> mm.allocatePages("b", 12)).isInstanceOf(AssertionError.class);
+        assertThat(mm.usedPages()).isEqualTo(6);
+        assertThat(mm.usedBytes()).isEqualTo(6L * PAGE);
+        assertThat(mm.freePages()).isEqualTo(10);
+        mm.registerSpillCallback("c", null);
+        assertThat(mm.allocatePages("b", 10)).as("every free page can still be had").hasSize(10);
+    }
+
+    @Test
+    void aLeakReporterThatThrowsStillLeavesTheManagerClosedAndItsBudgetReturned() {
+        Budget parent = Budget.root("parent", 1 << 20, report -> { });
+        MemoryManager mm = newManager(16, b -> b.parentBudget(parent).leakReporter(report -> {
+            throw new AssertionError("leak: " + report);
+        }));
+        assertThat(parent.used()).isEqualTo(16L * PAGE);
+        mm.allocatePage("leaker");
+        assertThatThrownBy(mm::close).isInstanceOf(AssertionError.class).hasMessageContaining("leaker");
+        assertThat(mm.isClosed()).isTrue();
+        assertThat(parent.used()).isZero();
+        parent.close();
+    }
+
+    @Test
     void reservationTriggersSpillingToo() {
         MemoryManager mm = newManager(4);
         List<MemorySegment> cache = mm.allocatePages("cache", 4);

@@ -252,7 +252,8 @@ public final class PooledAllocator implements Allocator {
         ThreadCache tc = cache();
         int c = SizeClasses.of(byteSize);
         int n = tc.counts[ThreadCache.COUNT_OFFSET + c] - 1;
-        if (n >= 0 && --tc.sampleCountdown > 0 && !closed) {
+        // the countdown first: an allocation that finds its bin empty counts too (SAMPLED's 1 in N)
+        if (--tc.sampleCountdown > 0 && n >= 0 && !closed) {
             long address = tc.blocks[c][n];
             tc.counts[ThreadCache.COUNT_OFFSET + c] = n;
             tc.allocatedBytes += byteSize;
@@ -268,10 +269,10 @@ public final class PooledAllocator implements Allocator {
             throw Checks.closed(name);
         }
         try {
-            return smallBlockOnce(tc, c, byteSize);
+            return smallBlockOnce(tc, c, byteSize, true);
         } catch (BudgetExceededException e) {
             trimBeforeRetry(e);
-            return smallBlockOnce(tc, c, byteSize);
+            return smallBlockOnce(tc, c, byteSize, true);
         }
     }
 
@@ -311,7 +312,7 @@ public final class PooledAllocator implements Allocator {
             activity++;
             return allocateTracked(c, byteSize, zero);
         }
-        MemorySegment segment = region.asSlice(smallBlockOnce(cache(), c, byteSize) - base, byteSize);
+        MemorySegment segment = region.asSlice(smallBlockOnce(cache(), c, byteSize, false) - base, byteSize);
         return zero ? Zeroing.zero(segment) : segment;
     }
 
@@ -319,14 +320,22 @@ public final class PooledAllocator implements Allocator {
      * A small block's address past the fast path (OFF and SAMPLED): a tracked block when the thread's
      * sample countdown has run out in SAMPLED mode, else one from the thread's cache, refilled from the
      * central pool when empty.
+     *
+     * @param counted whether the fast path has counted this allocation down already
      */
-    private long smallBlockOnce(ThreadCache tc, int c, long byteSize) {
+    private long smallBlockOnce(ThreadCache tc, int c, long byteSize, boolean counted) {
         activity++;
+        if (!counted) {
+            tc.sampleCountdown--;
+        }
         if (tc.sampleCountdown <= 0) {
-            tc.sampleCountdown = countdownStart();
             if (debug == DebugMode.SAMPLED) {
-                return trackedBlock(c, byteSize, null);
+                // the countdown starts again once the sample is taken: a retry after a refusal samples too
+                long address = trackedBlock(c, byteSize, null);
+                tc.sampleCountdown = countdownStart();
+                return address;
             }
+            tc.sampleCountdown = countdownStart();
         }
         long[] bin = tc.bin(c);
         if (tc.counts[ThreadCache.COUNT_OFFSET + c] == 0) {
@@ -482,6 +491,16 @@ public final class PooledAllocator implements Allocator {
             return null;
         }
         MemorySegment segment = page.asSlice(0, byteSize);
+        if (debug == DebugMode.FULL || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0) {
+            // no scope of its own: the page's, which the manager revokes when the block is freed, already
+            // makes every use after the free throw
+            try {
+                track(page.address(), byteSize, null);
+            } catch (IllegalStateException closedMeanwhile) {
+                memoryManager.release(page);
+                throw closedMeanwhile;
+            }
+        }
         managerBlocks.put(page.address(), new ManagerBlock(page, byteSize));
         managerBytes.addAndGet(page.byteSize());
         slowAllocatedBytes.addAndGet(byteSize);
@@ -551,11 +570,23 @@ public final class PooledAllocator implements Allocator {
         long offset = address - base;
         if (!segment.isNative() || Long.compareUnsigned(offset, capacity) >= 0) {
             if (memoryManager != null && segment.isNative()) {
-                ManagerBlock block = managerBlocks.remove(address);
-                if (block != null) {
+                ManagerBlock block = managerBlocks.get(address);
+                if (block != null && block.size() != segment.byteSize()) {
+                    throw sliceOf(address, segment.byteSize(), block.size());
+                }
+                // remove(key, value): of two threads freeing the block at once, one frees it
+                if (block != null && managerBlocks.remove(address, block)) {
+                    // the record goes before the page: the manager may hand it out again at once
+                    if (debug != DebugMode.OFF && tracker.isTracked(address)) {
+                        untrack(address);
+                    }
                     freeManagerBlock(block);
                     return;
                 }
+            }
+            if (debug != DebugMode.OFF) {
+                // a block of a page freed before is a double free, reported with both stack traces
+                throw tracker.badFree(address, segment.byteSize(), "it lies outside this allocator's memory");
             }
             throw notAllocatedHere(segment, "it lies outside this allocator's memory");
         }
@@ -862,6 +893,10 @@ public final class PooledAllocator implements Allocator {
 
     @Override
     public long allocatedBytes() {
+        if (closed) {
+            // close() freed everything; the counters of the threads' caches are not reset
+            return 0;
+        }
         long sum = slowAllocatedBytes.get();
         synchronized (registryLock) {
             sum += sweptAllocatedBytes;
@@ -873,6 +908,9 @@ public final class PooledAllocator implements Allocator {
     }
 
     private long liveAllocations() {
+        if (closed) {
+            return 0;
+        }
         long sum = slowLiveAllocations.get();
         synchronized (registryLock) {
             sum += sweptLiveAllocations;
@@ -889,6 +927,9 @@ public final class PooledAllocator implements Allocator {
      */
     @Override
     public long footprintBytes() {
+        if (closed) {
+            return 0;
+        }
         return range.footprintBytes() + managerBytes.get();
     }
 

@@ -7,6 +7,7 @@ import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,7 +170,11 @@ public final class StackAllocator implements AutoCloseable {
 
     /**
      * Frees the stacks of every thread; frames still open are reported as a WARNING through
-     * {@link System.Logger} and their segments become inaccessible. Closing twice does nothing.
+     * {@link System.Logger} and their segments become inaccessible. One exception, in
+     * {@link DebugMode#FULL}: the segments of another live thread's frames are confined to that thread,
+     * and only it can close them, so its stack stays allocated (and counted in the budget) until that
+     * thread ends; the thread can still use the segments of its open frames and pop them, and can push no
+     * new frame. Closing twice does nothing.
      */
     @Override
     public void close() {
@@ -181,6 +186,8 @@ public final class StackAllocator implements AutoCloseable {
             closed = true;
             all = new ArrayList<>(stacks);
             stacks.clear();
+            // the table references threads: a stack retained until its thread ends must not keep the thread
+            java.util.Arrays.fill(stackTable, null);
         }
         for (ThreadStack s : all) {
             if (s.depth > 0) {
@@ -190,7 +197,18 @@ public final class StackAllocator implements AutoCloseable {
                         ? "; innermost pushed at" + AllocationTracker.format(AllocationTracker.ownFramesDropped(innermost.pushSite))
                         : ""));
             }
-            free(s);
+            if (debug != DebugMode.FULL || !s.thread.isAlive()) {
+                // OFF and SAMPLED segments are scoped to the stack's shared arena, which closes here; a
+                // thread that has ended can no longer reach the segments of its confined frame scopes
+                free(s);
+            } else if (s.thread == Thread.currentThread()) {
+                s.closeOpenFrameScopes();
+                free(s);
+            } else {
+                // FULL mode, another live thread: its frames' segments live in scopes confined to it, which
+                // no other thread can close, so the memory under them must stay until that thread ends
+                retainUntilThreadEnds(s);
+            }
         }
     }
 
@@ -262,6 +280,32 @@ public final class StackAllocator implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses further frames on a stack whose memory cannot be freed yet, and frees it (and returns its
+     * bytes to the budget) once its thread has ended and is collected.
+     */
+    private void retainUntilThreadEnds(ThreadStack s) {
+        s.freed = true;
+        long bytes;
+        synchronized (stacks) {
+            bytes = s.bytes;
+        }
+        // the action must not reach the thread, or it would never run
+        Arena arena = s.arena;
+        Budget charged = budget;
+        RetainedStacks.CLEANER.register(s.thread, () -> {
+            arena.close();
+            if (charged != null && bytes > 0) {
+                charged.release(bytes);
+            }
+        });
+    }
+
+    /** Holds the cleaner's thread, made only if a closed allocator ever has to retain a stack. */
+    private static final class RetainedStacks {
+        static final Cleaner CLEANER = Cleaner.create();
+    }
+
     /** One thread's stack: chunks of native memory in one shared arena, and the stack pointer. */
     private final class ThreadStack {
         final Thread thread;
@@ -301,6 +345,19 @@ public final class StackAllocator implements AutoCloseable {
             limit = chunk.byteSize();
         }
 
+        /** FULL mode, on the owner thread: closes the scopes of the open frames, innermost first. */
+        void closeOpenFrameScopes() {
+            if (openFrames == null) {
+                return;
+            }
+            for (int d = depth; d >= 1; d--) {
+                Frame frame = openFrames[d];
+                if (frame != null) {
+                    frame.closeScope();
+                }
+            }
+        }
+
         void openFrame(Frame frame) {
             if (openFrames == null) {
                 openFrames = new Frame[16];
@@ -337,6 +394,11 @@ public final class StackAllocator implements AutoCloseable {
         /** Moves the stack pointer to a chunk that fits {@code size} bytes at {@code alignment}. @return the new offset */
         long grow(long size, long alignment) {
             long need = size + Math.max(0, alignment - CHUNK_ALIGNMENT);
+            if (need < 0) {
+                // before a chunk is added and charged: the sum overflowed, no chunk could hold it
+                throw new OutOfMemoryError("stack allocator '" + name + "' cannot allocate " + size
+                        + " bytes aligned to " + alignment + ": more than a chunk can hold");
+            }
             for (int i = chunkIndex + 1; i < chunkCount; i++) {
                 if (chunks[i].byteSize() >= need) {
                     useChunk(i);
@@ -401,6 +463,8 @@ public final class StackAllocator implements AutoCloseable {
          *                                  or its stack allocator is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
+         *                                  the size and alignment are more than any chunk can hold
          */
         @Override
         public MemorySegment allocate(long byteSize, long byteAlignment) {
@@ -417,6 +481,8 @@ public final class StackAllocator implements AutoCloseable {
          *                                  or its stack allocator is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
+         *                                  the size and alignment are more than any chunk can hold
          */
         public MemorySegment allocateUninitialized(long byteSize) {
             return bump(byteSize, 16);
@@ -433,6 +499,8 @@ public final class StackAllocator implements AutoCloseable {
          *                                  or its stack allocator is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
+         * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
+         *                                  the size and alignment are more than any chunk can hold
          */
         public MemorySegment allocateUninitialized(long byteSize, long byteAlignment) {
             return bump(byteSize, byteAlignment);
@@ -522,8 +590,11 @@ public final class StackAllocator implements AutoCloseable {
         }
 
         private void closeScope() {
+            // alive unless the allocator's close() closed it already: popping the frame after that is fine
             if (own != null) {
-                own.close();
+                if (own.scope().isAlive()) {
+                    own.close();
+                }
                 if (stack.openFrames != null) {
                     stack.openFrames[depth] = null;
                 }

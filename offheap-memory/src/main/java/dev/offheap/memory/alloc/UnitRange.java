@@ -285,6 +285,7 @@ final class UnitRange {
             budget.release(footprintUnits << UNIT_SHIFT);
         }
         footprintUnits = 0;
+        purgedInSpans = 0;
     }
 
     synchronized boolean isClosed() {

@@ -224,6 +224,77 @@ class PooledAllocatorTest {
         }
     }
 
+    private static MemoryManager sharedPages() {
+        return MemoryManager.builder().totalSize(4 << 20).pageSize(256 * 1024)
+                .pageAccess(PageAccess.SHARED).registerMBean(false).build();
+    }
+
+    @Test
+    void aShorterSliceOfAnAllocationOnAManagerPageIsRefusedAndTheAllocationStaysLive() {
+        try (MemoryManager mm = sharedPages();
+             PooledAllocator a = PooledAllocator.builder().memoryManager(mm).idleRelease(Duration.ZERO).build()) {
+            MemorySegment big = a.allocate(100_000);
+            big.set(ValueLayout.JAVA_LONG, 0, 7L);
+            assertThatThrownBy(() -> a.free(big.asSlice(0, 50_000))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("a slice of it?");
+            assertThat(a.allocatedBytes()).isEqualTo(100_000);
+            assertThat(mm.usedPages()).isEqualTo(1);
+            assertThat(big.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(7L);
+            a.free(big);
+            assertThat(mm.usedPages()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DebugMode.class, names = {"FULL", "SAMPLED"})
+    void debugModesTrackAllocationsOnManagerPages(DebugMode mode) {
+        try (MemoryManager mm = sharedPages();
+             PooledAllocator a = PooledAllocator.builder().memoryManager(mm).debug(mode).sampleRate(1)
+                     .idleRelease(Duration.ZERO).build()) {
+            MemorySegment big = a.allocate(100_000);
+            assertThat(mm.usedPages()).isEqualTo(1);
+            assertThat(a.report().leaks()).as("the live allocation on a page is reported").hasSize(1);
+            a.free(big);
+            assertThat(a.report().leaks()).isEmpty();
+            assertThatThrownBy(() -> a.free(big)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("double free").hasMessageContaining("first freed");
+            assertThat(mm.usedPages()).isZero();
+        }
+    }
+
+    @Test
+    void sampledModeAtOneInOneTracksAllocationsThatRefillAnEmptyCache() {
+        // a thread's first allocation finds its cache empty; it used to skip the countdown and was never sampled
+        try (PooledAllocator a = PooledAllocator.builder().debug(DebugMode.SAMPLED).sampleRate(1)
+                .idleRelease(Duration.ZERO).build()) {
+            List<MemorySegment> live = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                live.add(a.allocate(16 + (i % 3) * 100));
+            }
+            AllocationReport r = a.report();
+            assertThat(r.leaks().stream().mapToLong(AllocationReport.Leak::count).sum()).isEqualTo(300);
+            MemorySegment first = live.getFirst();
+            live.forEach(a::free);
+            assertThatThrownBy(() -> a.free(first)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("first freed");
+        }
+    }
+
+    @Test
+    void countersAreZeroOnceCloseFreedEverything() {
+        PooledAllocator a = PooledAllocator.builder().idleRelease(Duration.ZERO).build();
+        MemorySegment small = a.allocate(100);
+        a.allocate(1000);
+        a.allocate(300_000);
+        a.free(small);
+        a.trim();
+        a.close();
+        assertThat(a.report().allocatedBytes()).isZero();
+        assertThat(a.allocatedBytes()).isZero();
+        assertThat(a.footprintBytes()).isZero();
+        assertThat(a.report().liveAllocations()).isZero();
+    }
+
     @Test
     void sampledModeTracksAboutOneInNWithItsStack() {
         try (PooledAllocator a = PooledAllocator.builder().debug(DebugMode.SAMPLED).sampleRate(10).idleRelease(Duration.ZERO).build()) {

@@ -215,6 +215,80 @@ class StackAllocatorTest {
     }
 
     @Test
+    void fullModeSegmentsOfOpenFramesAreInaccessibleOnceTheAllocatorIsClosed() {
+        // FULL mode scopes each frame's segments to the frame, not to the stack's arena that close() frees
+        StackAllocator stack = stack(DebugMode.FULL);
+        StackAllocator.Frame outer = stack.pushFrame();
+        MemorySegment a = outer.allocate(ValueLayout.JAVA_LONG);
+        StackAllocator.Frame inner = stack.pushFrame();
+        MemorySegment b = inner.allocate(64);
+        stack.close();
+        assertThat(a.scope().isAlive()).isFalse();
+        assertThat(b.scope().isAlive()).isFalse();
+        assertThatThrownBy(() -> a.get(ValueLayout.JAVA_LONG, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> b.set(ValueLayout.JAVA_BYTE, 0, (byte) 1)).isInstanceOf(IllegalStateException.class);
+        assertThatCode(inner::close).as("popping after the allocator closed").doesNotThrowAnyException();
+        assertThatCode(outer::close).doesNotThrowAnyException();
+    }
+
+    @Test
+    void fullModeCloseFromAnotherThreadKeepsALiveThreadsFramesUsableUntilItEnds() throws Exception {
+        Budget budget = Budget.root("stacks", 1 << 20, report -> { });
+        StackAllocator stack = StackAllocator.builder().stackSize(4096).debug(DebugMode.FULL).budget(budget).build();
+        java.util.concurrent.CountDownLatch pushed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicReference<Long> readBack = new AtomicReference<>();
+        Thread owner = Thread.ofPlatform().start(() -> {
+            try (StackAllocator.Frame f = stack.pushFrame()) {
+                MemorySegment s = f.allocate(ValueLayout.JAVA_LONG);
+                s.set(ValueLayout.JAVA_LONG, 0, 42L);
+                pushed.countDown();
+                closed.await();
+                // the memory under a confined frame scope that no other thread can close stays until here
+                readBack.set(s.get(ValueLayout.JAVA_LONG, 0));
+                try {
+                    stack.pushFrame();
+                    failure.set(new AssertionError("a frame was pushed on a closed allocator"));
+                } catch (IllegalStateException expected) {
+                    // refused, as it should be
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        pushed.await();
+        stack.close();
+        assertThat(budget.used()).as("the owner's stack is still allocated").isEqualTo(4096);
+        closed.countDown();
+        owner.join();
+        assertThat(failure.get()).isNull();
+        assertThat(readBack.get()).isEqualTo(42L);
+        owner = null;
+        // once the thread is gone, its stack is freed and the budget gets its bytes back
+        for (int i = 0; i < 200 && budget.used() > 0; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(budget.used()).isZero();
+        budget.close();
+    }
+
+    @Test
+    void aHugeAlignedRequestIsRefusedBeforeAChunkIsCharged() {
+        try (Budget budget = Budget.root("stacks", 1 << 20, report -> { });
+             StackAllocator stack = StackAllocator.builder().stackSize(4096).budget(budget).build();
+             StackAllocator.Frame f = stack.pushFrame()) {
+            long used = budget.used();
+            // size + alignment overflows a long: before, the stack grew by a default chunk and then failed
+            assertThatThrownBy(() -> f.allocate(Long.MAX_VALUE - 100, 1 << 20)).isInstanceOf(OutOfMemoryError.class)
+                    .hasMessageContaining("more than a chunk can hold");
+            assertThat(budget.used()).isEqualTo(used);
+            assertThat(f.allocate(8).byteSize()).as("the frame still allocates").isEqualTo(8);
+        }
+    }
+
+    @Test
     void defaultStackIsPerThread() throws Exception {
         AtomicReference<Long> otherAddress = new AtomicReference<>();
         try (StackAllocator.Frame f = StackAllocator.push()) {
