@@ -20,7 +20,8 @@ import javax.cache.configuration.MutableConfiguration;
  * the built-in serializer of their configured type ({@code String}, {@code Long}, {@code Integer},
  * {@code byte[]}) or else by Java serialization, unless a serializer factory is set
  * ({@link #setKeySerializerFactory(Factory)}, {@link #setValueSerializerFactory(Factory)}). The configuration a cache reports
- * ({@code cache.getConfiguration(OffHeapConfiguration.class)}) holds the capacity it really got.
+ * ({@code cache.getConfiguration(OffHeapConfiguration.class)}) holds the capacity it really got; it is a copy,
+ * so changing it does not change the cache.
  *
  * <p>The capacity counts every byte the cache uses outside the heap: serialized keys and values, the
  * expiry time stored with each value, entry headers, hash table and frequency sketch. When the cache is

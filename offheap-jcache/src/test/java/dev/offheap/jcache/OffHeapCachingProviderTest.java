@@ -643,4 +643,283 @@ class OffHeapCachingProviderTest {
         cache.put("other", "y");
         assertThat(cache.get("other")).isEqualTo("y");
     }
+
+    // ---------------------------------------------------------------------------------------------------
+    // Checked exceptions from user code (Kotlin, Groovy, Scala or Lombok's @SneakyThrows throw them
+    // undeclared): JCache wants any Exception wrapped, not only RuntimeExceptions.
+
+    /** Throws {@code t}, checked or not, without declaring it. */
+    @SuppressWarnings("unchecked")
+    static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+
+    @Test
+    void aCheckedExceptionFromAnEntryProcessorIsAnEntryProcessorExceptionAndChangesNothing() {
+        Cache<String, String> cache = manager.createCache("checkedProcessor", small(String.class, String.class));
+        cache.put("k", "v");
+        javax.cache.processor.EntryProcessor<String, String, Object> throwsChecked = (entry, arguments) -> {
+            entry.setValue("changed");
+            throw sneaky(new java.io.IOException("processor failed on purpose"));
+        };
+        assertThatThrownBy(() -> cache.invoke("k", throwsChecked))
+                .isInstanceOf(javax.cache.processor.EntryProcessorException.class)
+                .hasCauseInstanceOf(java.io.IOException.class)
+                .hasRootCauseMessage("processor failed on purpose");
+        assertThat(cache.get("k")).isEqualTo("v");
+        // one the processor throws itself stays as it is
+        javax.cache.processor.EntryProcessorException own = new javax.cache.processor.EntryProcessorException("own");
+        assertThatThrownBy(() -> cache.invoke("k", (entry, arguments) -> {
+            entry.remove();
+            throw own;
+        })).isSameAs(own);
+        assertThat(cache.get("k")).isEqualTo("v");
+    }
+
+    @Test
+    void invokeAllGivesACheckedExceptionToItsKeysResultAndProcessesTheOtherKeys() {
+        Cache<String, String> cache = manager.createCache("checkedInvokeAll", small(String.class, String.class));
+        java.util.Map<String, javax.cache.processor.EntryProcessorResult<String>> results = cache.invokeAll(
+                new java.util.TreeSet<>(java.util.Set.of("a", "bad", "c")), (entry, arguments) -> {
+                    if (entry.getKey().equals("bad")) {
+                        throw sneaky(new java.io.IOException("processor failed on purpose"));
+                    }
+                    entry.setValue("set");
+                    return "ok";
+                });
+        assertThat(results).containsOnlyKeys("a", "bad", "c");
+        assertThatThrownBy(() -> results.get("bad").get())
+                .isInstanceOf(javax.cache.processor.EntryProcessorException.class)
+                .hasRootCauseInstanceOf(java.io.IOException.class);
+        assertThat(results.get("a").get()).isEqualTo("ok");
+        assertThat(results.get("c").get()).isEqualTo("ok");
+        assertThat(cache.getAll(java.util.Set.of("a", "bad", "c")))
+                .containsOnly(java.util.Map.entry("a", "set"), java.util.Map.entry("c", "set"));
+    }
+
+    /** A loader whose {@code load} and {@code loadAll} throw a checked exception. */
+    public static final class CheckedFailingLoader implements javax.cache.integration.CacheLoader<String, String>,
+            Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String load(String key) {
+            throw sneaky(new java.io.IOException("database down"));
+        }
+
+        @Override
+        public java.util.Map<String, String> loadAll(Iterable<? extends String> keys) {
+            throw sneaky(new java.io.IOException("database down"));
+        }
+    }
+
+    /** A loader whose {@code load} and {@code loadAll} throw an Error. */
+    public static final class ErrorLoader implements javax.cache.integration.CacheLoader<String, String>,
+            Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String load(String key) {
+            throw new AssertionError("loader broke on purpose");
+        }
+
+        @Override
+        public java.util.Map<String, String> loadAll(Iterable<? extends String> keys) {
+            throw new AssertionError("loader broke on purpose");
+        }
+    }
+
+    private Cache<String, String> readingThrough(String name,
+                                                 Class<? extends javax.cache.integration.CacheLoader<String, String>> loader) {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setCacheLoaderFactory(FactoryBuilder.factoryOf(loader));
+        configuration.setReadThrough(true);
+        return manager.createCache(name, configuration);
+    }
+
+    @Test
+    void aCheckedExceptionFromTheLoaderIsACacheLoaderExceptionOnReadThrough() {
+        Cache<String, String> cache = readingThrough("checkedLoader", CheckedFailingLoader.class);
+        assertThatThrownBy(() -> cache.get("a"))
+                .isInstanceOf(javax.cache.integration.CacheLoaderException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> cache.getAll(java.util.Set.of("a", "b")))
+                .isInstanceOf(javax.cache.integration.CacheLoaderException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(cache.containsKey("a")).isFalse();
+    }
+
+    @Test
+    void loadAllReportsACheckedLoaderExceptionToTheCompletionListener() {
+        Cache<String, String> cache = readingThrough("checkedLoadAll", CheckedFailingLoader.class);
+        javax.cache.integration.CompletionListenerFuture future = new javax.cache.integration.CompletionListenerFuture();
+        cache.loadAll(java.util.Set.of("a", "b"), false, future);
+        assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class)
+                .cause().isInstanceOf(javax.cache.integration.CacheLoaderException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+    }
+
+    @Test
+    void loadAllReportsALoadersErrorToTheCompletionListener() {
+        Cache<String, String> cache = readingThrough("errorLoadAll", ErrorLoader.class);
+        javax.cache.integration.CompletionListenerFuture future = new javax.cache.integration.CompletionListenerFuture();
+        cache.loadAll(java.util.Set.of("a", "b"), true, future);
+        assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class)
+                .cause().isInstanceOf(CacheException.class)
+                .hasRootCauseInstanceOf(AssertionError.class);
+        // the next loadAll is heard of too
+        javax.cache.integration.CompletionListenerFuture again = new javax.cache.integration.CompletionListenerFuture();
+        cache.loadAll(java.util.Set.of("c"), true, again);
+        assertThatThrownBy(() -> again.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(java.util.concurrent.ExecutionException.class);
+    }
+
+    /**
+     * A writer that throws a checked exception writing a key that starts with "bad-put" and deleting one
+     * that starts with "bad-delete"; {@code writeAll} and {@code deleteAll} throw if any key starts with "bad".
+     */
+    public static final class CheckedFailingWriter implements javax.cache.integration.CacheWriter<String, String>,
+            Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void write(Cache.Entry<? extends String, ? extends String> entry) {
+            if (entry.getKey().startsWith("bad-put")) {
+                throw sneaky(new java.io.IOException("database down"));
+            }
+        }
+
+        @Override
+        public void writeAll(java.util.Collection<Cache.Entry<? extends String, ? extends String>> entries) {
+            if (entries.stream().anyMatch(entry -> entry.getKey().startsWith("bad"))) {
+                throw sneaky(new java.io.IOException("database down"));
+            }
+            entries.clear();
+        }
+
+        @Override
+        public void delete(Object key) {
+            if (((String) key).startsWith("bad-delete")) {
+                throw sneaky(new java.io.IOException("database down"));
+            }
+        }
+
+        @Override
+        public void deleteAll(java.util.Collection<?> keys) {
+            if (keys.stream().anyMatch(key -> ((String) key).startsWith("bad"))) {
+                throw sneaky(new java.io.IOException("database down"));
+            }
+            keys.clear();
+        }
+    }
+
+    @Test
+    void aCheckedExceptionFromTheWriterIsACacheWriterExceptionAndChangesNothing() {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setCacheWriterFactory(FactoryBuilder.factoryOf(CheckedFailingWriter.class));
+        configuration.setWriteThrough(true);
+        Cache<String, String> cache = manager.createCache("checkedWriter", configuration);
+
+        assertThatThrownBy(() -> cache.put("bad-put", "v"))
+                .isInstanceOf(javax.cache.integration.CacheWriterException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(cache.containsKey("bad-put")).isFalse();
+        assertThatThrownBy(() -> cache.putAll(java.util.Map.of("a", "A", "bad-put2", "B")))
+                .isInstanceOf(javax.cache.integration.CacheWriterException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(cache.containsKey("a")).isFalse();
+
+        cache.put("bad-delete", "v");
+        assertThatThrownBy(() -> cache.remove("bad-delete"))
+                .isInstanceOf(javax.cache.integration.CacheWriterException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> cache.removeAll(java.util.Set.of("bad-delete")))
+                .isInstanceOf(javax.cache.integration.CacheWriterException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(cache.get("bad-delete")).isEqualTo("v");
+    }
+
+    /** A synchronous listener that throws a checked exception. */
+    public static final class CheckedFailingListener implements CacheEntryCreatedListener<String, String>,
+            Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void onCreated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+            throw sneaky(new java.io.IOException("listener failed on purpose"));
+        }
+    }
+
+    @Test
+    void aCheckedExceptionFromASynchronousListenerIsACacheEntryListenerException() {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(CheckedFailingListener.class), null, false, true));
+        Cache<String, String> cache = manager.createCache("checkedListener", configuration);
+        assertThatThrownBy(() -> cache.put("k", "v"))
+                .isInstanceOf(CacheEntryListenerException.class)
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(cache.get("k")).isEqualTo("v");
+    }
+
+    /** An expiry policy whose every answer is a checked exception. */
+    public static final class CheckedFailingExpiry implements ExpiryPolicy, Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Duration getExpiryForCreation() {
+            throw sneaky(new java.io.IOException("policy failed on purpose"));
+        }
+
+        @Override
+        public Duration getExpiryForAccess() {
+            throw sneaky(new java.io.IOException("policy failed on purpose"));
+        }
+
+        @Override
+        public Duration getExpiryForUpdate() {
+            throw sneaky(new java.io.IOException("policy failed on purpose"));
+        }
+    }
+
+    @Test
+    void aCheckedExceptionFromTheExpiryPolicyFallsBackLikeAnUncheckedOne() {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(CheckedFailingExpiry.class));
+        Cache<String, String> cache = manager.createCache("checkedExpiry", configuration);
+        cache.put("k", "v"); // creation: eternal
+        assertThat(cache.get("k")).isEqualTo("v"); // access: unchanged
+        cache.put("k", "w"); // update: unchanged
+        assertThat(cache.get("k")).isEqualTo("w");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked") // getConfiguration(MutableConfiguration.class) with a raw class literal
+    void changingTheReportedConfigurationDoesNotChangeTheCache() {
+        OffHeapConfiguration<String, String> configuration = small(String.class, String.class);
+        configuration.setCacheLoaderFactory(FactoryBuilder.factoryOf(RecordingLoader.class));
+        configuration.setReadThrough(true);
+        Cache<String, String> cache = manager.createCache("reportedConfiguration", configuration);
+        assertThat(cache.get("a")).isEqualTo("loaded-a");
+
+        MutableConfiguration<String, String> reported = cache.getConfiguration(MutableConfiguration.class);
+        reported.setReadThrough(false);
+        reported.setStatisticsEnabled(true);
+        reported.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+                FactoryBuilder.factoryOf(FailingListener.class), null, false, true));
+        assertThat(cache.get("b")).as("read-through after the reported configuration was changed")
+                .isEqualTo("loaded-b");
+        OffHeapConfiguration<String, String> again = cache.getConfiguration(OffHeapConfiguration.class);
+        assertThat(again.isReadThrough()).isTrue();
+        assertThat(again.isStatisticsEnabled()).isFalse();
+        assertThat(again.getCacheEntryListenerConfigurations()).isEmpty();
+        assertThat(again.getCapacityBytes()).isEqualTo(SMALL);
+        // what the cache itself changes shows in the configurations it reports from then on
+        manager.enableStatistics("reportedConfiguration", true);
+        assertThat(cache.getConfiguration(javax.cache.configuration.CompleteConfiguration.class).isStatisticsEnabled())
+                .isTrue();
+        assertThat(again.isStatisticsEnabled()).isFalse();
+    }
 }

@@ -71,7 +71,7 @@ final class ListenerRegistration<K, V> {
             async.execute(() -> {
                 try {
                     deliver(events);
-                } catch (RuntimeException e) {
+                } catch (Exception e) { // checked ones too, see deliver
                     LOG.log(System.Logger.Level.WARNING, "asynchronous cache entry listener failed", e);
                 }
             });
@@ -98,7 +98,9 @@ final class ListenerRegistration<K, V> {
                 }
             } catch (CacheEntryListenerException e) {
                 throw e;
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
+                // JCache wants any Exception wrapped: checked ones too, which reach Java code undeclared
+                // from Kotlin, Groovy, Scala or Lombok's @SneakyThrows
                 throw new CacheEntryListenerException("cache entry listener " + listener + " failed on " + seen, e);
             }
         }

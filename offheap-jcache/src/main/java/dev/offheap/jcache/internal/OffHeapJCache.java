@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import javax.cache.Cache;
+import javax.cache.CacheException;
 import javax.cache.CacheManager;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
@@ -277,7 +278,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         Duration duration;
         try {
             duration = expiryPolicy.getExpiryForCreation();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // checked ones too: Kotlin, Groovy, Scala or @SneakyThrows can throw them
             duration = Duration.ETERNAL;
         }
         return expiresAt(duration == null ? Duration.ETERNAL : duration, now);
@@ -288,7 +289,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         try {
             Duration duration = expiryPolicy.getExpiryForUpdate();
             return duration == null ? unchanged : expiresAt(duration, now);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             return unchanged;
         }
     }
@@ -298,7 +299,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         try {
             Duration duration = expiryPolicy.getExpiryForAccess();
             return duration == null ? unchanged : expiresAt(duration, now);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             return unchanged;
         }
     }
@@ -315,6 +316,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return at < now ? Expirable.NEVER : at;
     }
 
+    /**
+     * Writes through. JCache wants any Exception of the writer wrapped in a CacheWriterException: checked
+     * ones too, which reach Java code undeclared from Kotlin, Groovy, Scala or Lombok's {@code @SneakyThrows}.
+     */
     private void write(K key, V value) {
         if (writer == null || !configuration.isWriteThrough()) {
             return;
@@ -323,7 +328,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             writer.write(new CacheEntry<>(key, value));
         } catch (CacheWriterException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw new CacheWriterException("cache writer failed to write key " + key + ": " + e, e);
         }
     }
@@ -336,30 +341,35 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             writer.delete(key);
         } catch (CacheWriterException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw new CacheWriterException("cache writer failed to delete key " + key + ": " + e, e);
         }
     }
 
-    /** Calls the loader's {@code loadAll}; a null result counts as empty, a failure is a CacheLoaderException. */
+    /**
+     * Calls the loader's {@code loadAll}; a null result counts as empty, a failure is a CacheLoaderException
+     * (any Exception, as JCache wants: checked ones too, which reach Java code undeclared from Kotlin,
+     * Groovy, Scala or Lombok's {@code @SneakyThrows}).
+     */
     private Map<K, V> loadMany(List<K> keys) {
         Map<K, V> loaded;
         try {
             loaded = loader.loadAll(keys);
         } catch (CacheLoaderException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw new CacheLoaderException("cache loader failed to load " + keys.size() + " keys: " + e, e);
         }
         return loaded == null ? Map.of() : loaded;
     }
 
+    /** Calls the loader's {@code load}; any Exception it throws becomes a CacheLoaderException. */
     private V load(K key) {
         try {
             return loader.load(key);
         } catch (CacheLoaderException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw new CacheLoaderException("cache loader failed to load key " + key + ": " + e, e);
         }
     }
@@ -586,9 +596,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 if (completionListener != null) {
                     completionListener.onCompletion();
                 }
-            } catch (RuntimeException e) {
+            } catch (Throwable t) {
+                // Whatever fails, the listener must hear of it: a caller may wait on it (CompletionListenerFuture).
                 if (completionListener != null) {
-                    completionListener.onException(e);
+                    completionListener.onException(t instanceof Exception e ? e
+                            : new CacheException("loadAll of cache '" + name + "' failed: " + t, t));
+                }
+                if (t instanceof Error error) {
+                    throw error;
                 }
             }
         });
@@ -704,7 +719,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 writer.writeAll(unwritten);
             } catch (CacheWriterException e) {
                 failure = e;
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // checked ones too, see write
                 failure = new CacheWriterException("cache writer failed to write " + map.size() + " entries: " + e, e);
             }
             if (failure != null) {
@@ -959,7 +974,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 writer.deleteAll(undeleted);
             } catch (CacheWriterException e) {
                 failure = e;
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // checked ones too, see write
                 failure = new CacheWriterException("cache writer failed to delete " + keys.size() + " keys: " + e, e);
             }
             if (failure != null) {
@@ -1020,7 +1035,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             } catch (EntryProcessorException e) {
                 op.failure = e;
                 return old;
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
+                // JCache wants any Exception wrapped: checked ones too, which reach Java code undeclared
+                // from Kotlin, Groovy, Scala or Lombok's @SneakyThrows
                 op.failure = new EntryProcessorException("entry processor failed on key " + key + ": " + e, e);
                 return old;
             }
@@ -1088,7 +1105,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 if (result != null) {
                     results.put(key, () -> result);
                 }
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
                 EntryProcessorException failure = e instanceof EntryProcessorException processorException
                         ? processorException : new EntryProcessorException(e);
                 results.put(key, () -> {
@@ -1107,7 +1124,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         ensureOpen();
         Objects.requireNonNull(listenerConfiguration, "cacheEntryListenerConfiguration");
         // Throws IllegalArgumentException if that configuration is registered already, as JCache wants.
-        configuration.addCacheEntryListenerConfiguration(listenerConfiguration);
+        synchronized (configuration) { // see getConfiguration
+            configuration.addCacheEntryListenerConfiguration(listenerConfiguration);
+        }
         listeners.add(new ListenerRegistration<>(listenerConfiguration));
     }
 
@@ -1121,7 +1140,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 registration.close();
             }
         }
-        configuration.removeCacheEntryListenerConfiguration(listenerConfiguration);
+        synchronized (configuration) { // see getConfiguration
+            configuration.removeCacheEntryListenerConfiguration(listenerConfiguration);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1212,18 +1233,32 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return manager;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The configuration is an {@link OffHeapConfiguration} (ask for it or any of its supertypes): a copy
+     * of the cache's own, taken at this call. JCache wants the returned value immutable; a copy is as good
+     * for the cache, since changing it changes neither the cache nor what later calls return. What the cache
+     * itself changes later (listeners registered, statistics or management switched) shows in later copies.
+     */
     @Override
     public <C extends Configuration<K, V>> C getConfiguration(Class<C> type) {
         Objects.requireNonNull(type, "type");
         if (type.isInstance(configuration)) {
-            return type.cast(configuration);
+            OffHeapConfiguration<K, V> copy;
+            synchronized (configuration) { // against a listener (de)registration changing its set meanwhile
+                copy = new OffHeapConfiguration<>(configuration);
+            }
+            return type.cast(copy);
         }
         throw new IllegalArgumentException("the configuration of cache '" + name + "' is a "
                 + configuration.getClass().getName() + ", not a " + type.getName());
     }
 
     void setStatisticsEnabled(boolean enabled) {
-        configuration.setStatisticsEnabled(enabled);
+        synchronized (configuration) { // see getConfiguration
+            configuration.setStatisticsEnabled(enabled);
+        }
         if (enabled) {
             MBeans.register(statistics, statisticsName);
         } else {
@@ -1232,7 +1267,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     void setManagementEnabled(boolean enabled) {
-        configuration.setManagementEnabled(enabled);
+        synchronized (configuration) { // see getConfiguration
+            configuration.setManagementEnabled(enabled);
+        }
         if (enabled) {
             MBeans.register(configurationBean, configurationName);
         } else {
