@@ -1,8 +1,10 @@
 package dev.offheap.cli;
 
+import static dev.offheap.cli.OptionValues.items;
 import static dev.offheap.cli.OptionValues.nonEmpty;
 import static dev.offheap.cli.OptionValues.noValue;
 import static dev.offheap.cli.OptionValues.next;
+import static dev.offheap.cli.OptionValues.once;
 
 import dev.offheap.cli.bench.BenchCharts;
 import dev.offheap.cli.bench.BenchMode;
@@ -21,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -153,7 +156,7 @@ public final class BenchCommand implements Command {
                   --include REGEX    only the benchmarks whose full name (package.Class.method) matches
                   --threads N        run every benchmark on N threads (default: the class's @Threads)
                   --forks N          JVM forks per benchmark (default: the mode's; --full uses 2)
-                  --param NAME=V,..  use these values for @Param NAME (repeatable)
+                  --param NAME=V,..  use these values for @Param NAME (repeatable for different names)
                   --prof gc          add JMH's GC profiler: allocation per op, GC count and time
                   --dry-run          print what would run, and with which settings, without running
                   --list             list the suites and how many benchmarks each has
@@ -197,12 +200,16 @@ public final class BenchCommand implements Command {
         boolean list = false;
         boolean dryRun = false;
         List<Path> reports = new ArrayList<>();
+        Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
             String arg = argv.get(i);
             String value = null;
             if (arg.startsWith("--") && arg.contains("=")) {
                 value = arg.substring(arg.indexOf('=') + 1);
                 arg = arg.substring(0, arg.indexOf('='));
+            }
+            if (ONCE.containsKey(arg)) {
+                once(given, ONCE.get(arg), arg);
             }
             switch (arg) {
                 case "--full", "--smoke", "--quick" -> {
@@ -241,7 +248,16 @@ public final class BenchCommand implements Command {
                     if (eq <= 0 || eq == p.length() - 1) {
                         throw new UsageException("--param: expected NAME=VALUE[,VALUE...], got '" + p + "'");
                     }
-                    params.put(p.substring(0, eq), List.of(p.substring(eq + 1).split(",")));
+                    String name = p.substring(0, eq);
+                    // an empty item would pass here and fail only in JMH's forks, after the build-up of a run
+                    List<String> values = items("--param", p.substring(eq + 1));
+                    List<String> before = params.putIfAbsent(name, values);
+                    if (before != null) {
+                        List<String> all = new ArrayList<>(before);
+                        all.addAll(values);
+                        throw new UsageException("--param: " + name + " given twice (give its values as one list: "
+                                + name + "=" + String.join(",", all) + ")");
+                    }
                 }
                 case "--prof" -> {
                     String prof = value != null ? value : next(argv, ++i, arg);
@@ -276,6 +292,14 @@ public final class BenchCommand implements Command {
         return new Args(suite, mode == null ? BenchMode.QUICK : mode, out, include, threads, Map.copyOf(params), gc,
                 list, List.copyOf(reports), dryRun, forks);
     }
+
+    /**
+     * The options that take one value, by every name, each with its canonical name: given twice, the second
+     * would silently replace the first. Not here: {@code --param}, repeatable for different names, and
+     * {@code --report}, repeatable.
+     */
+    private static final Map<String, String> ONCE = Map.of("--out", "--out", "-o", "--out", "--include", "--include",
+            "-i", "--include", "--threads", "--threads", "-t", "--threads", "--forks", "--forks", "--prof", "--prof");
 
     /** Parses a count from 1 to {@code max} given for {@code option}, or says what was expected. */
     private static int intInRange(String option, String what, String text, int max) throws UsageException {

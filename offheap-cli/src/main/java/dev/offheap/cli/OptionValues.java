@@ -2,7 +2,9 @@ package dev.offheap.cli;
 
 import dev.offheap.cli.compare.Durations;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The parsing steps every subcommand's options share, each failing with a {@link UsageException}
@@ -10,7 +12,53 @@ import java.util.List;
  * input the same way.
  */
 public final class OptionValues {
+    /**
+     * The longest duration an option accepts: 365 days. Anything longer is a slip of the keyboard, and
+     * durations near {@code Long.MAX_VALUE} nanoseconds (about 292 years) overflow the arithmetic of the
+     * deadlines they set.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
+
     private OptionValues() {
+    }
+
+    /**
+     * Notes that an option was given, so that a second occurrence fails instead of silently replacing the
+     * first (the last one winning would run with a value the user may not have meant).
+     *
+     * @param seen the options given so far on this command line, by canonical name, each with the
+     *             spelling it was given as; updated
+     * @param canonical the option's canonical name, e.g. {@code --requests}
+     * @param given how the command line spelled it this time: the canonical name or an alias, e.g. {@code -n}
+     * @throws UsageException if the option was given before, under any of its names
+     */
+    public static void once(Map<String, String> seen, String canonical, String given) throws UsageException {
+        String first = seen.putIfAbsent(canonical, given);
+        if (first == null) {
+            return;
+        }
+        // name the aliases, so that "--requests given twice" is clear for "-n 100 --requests 200" too
+        LinkedHashSet<String> aliases = new LinkedHashSet<>(List.of(first, given));
+        aliases.remove(canonical);
+        throw new UsageException(canonical + " given twice" + (aliases.isEmpty() ? ""
+                : " (" + String.join(" and ", aliases) + (aliases.size() == 1 ? " is " : " are ") + canonical + ")"));
+    }
+
+    /**
+     * Splits a comma-separated list, such as {@code 100000,200000}.
+     *
+     * @param option the option, for the message
+     * @param text the list
+     * @return the items, trimmed
+     * @throws UsageException if an item is blank ({@code 1,,2}, {@code ,1}, {@code 1,})
+     */
+    public static List<String> items(String option, String text) throws UsageException {
+        // -1 keeps trailing empty strings, so that "1," fails as ",1" does
+        List<String> parts = List.of(text.split(",", -1));
+        if (parts.stream().anyMatch(String::isBlank)) {
+            throw new UsageException(option + ": empty item in the list '" + text + "'");
+        }
+        return parts.stream().map(String::trim).toList();
     }
 
     /**
@@ -89,7 +137,8 @@ public final class OptionValues {
      * @param text a duration as {@link Durations#parse(String)} reads it ({@code 200us}, {@code 5s})
      * @param zeroAllowed whether 0 is accepted
      * @return the duration
-     * @throws UsageException if it cannot be read, or is 0 where that is not allowed
+     * @throws UsageException if it cannot be read, is 0 where that is not allowed, or is longer than
+     *         {@link #MAX_DURATION}
      */
     public static Duration duration(String option, String text, boolean zeroAllowed) throws UsageException {
         Duration d;
@@ -100,6 +149,9 @@ public final class OptionValues {
         }
         if (!zeroAllowed && d.isZero()) {
             throw new UsageException(option + ": must be longer than 0, got '" + text + "'");
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw new UsageException(option + ": at most " + MAX_DURATION.toDays() + " days, got '" + text + "'");
         }
         return d;
     }

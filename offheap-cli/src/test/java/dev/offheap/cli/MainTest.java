@@ -127,6 +127,52 @@ class MainTest {
         assertThat(bench.parse(List.of("tiny")).forks()).isNull();
     }
 
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = ';', value = {
+        "bench tiny --dry-run --out a --out b;--out given twice",
+        "bench tiny --dry-run -o a --out=b;--out given twice (-o is --out)",
+        "bench tiny --dry-run --threads 1 -t 2;--threads given twice (-t is --threads)",
+        "bench tiny --dry-run --include a --include b;--include given twice",
+        "bench tiny --dry-run --forks 1 --forks=2;--forks given twice",
+        "bench tiny --dry-run --param size=1 --param size=2;--param: size given twice (give its values as one list: size=1,2)",
+        "bench tiny --dry-run -p size=1 --param=size=2;--param: size given twice (give its values as one list: size=1,2)",
+    })
+    void aRepeatedOptionIsAUsageErrorNotLastWins(String line, String message) {
+        Result r = run(line.split(" "));
+        assertThat(r.code()).as(r.err()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).startsWith("offheap bench: " + message + "\n").contains("Usage: offheap bench <suite>");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void paramStaysRepeatableForDifferentNames() throws Exception {
+        BenchCommand bench = new BenchCommand(TestSuites.suites(), BenchPlan::available);
+        BenchCommand.Args a = bench.parse(List.of("tiny", "--param", "size=1,2", "-p", "other=x"));
+        assertThat(a.params()).containsOnly(java.util.Map.entry("size", List.of("1", "2")),
+                java.util.Map.entry("other", List.of("x")));
+        assertThat(run("bench", "--help").out()).contains("(repeatable for different names)");
+    }
+
+    /** An empty item used to pass the parser and fail only later, in JMH's forks. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"size=1,,2", "size=,1", "size=1,", "size=1, ,2"})
+    void anEmptyParamValueIsAUsageError(String param) {
+        Result r = run("bench", "tiny", "--dry-run", "--param", param);
+        assertThat(r.code()).as(r.err()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).startsWith("offheap bench: --param: empty item in the list '" + param.substring(5) + "'");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void aReportNestedTooDeeplyIsAClearErrorNotAStackOverflow(@TempDir Path dir) throws Exception {
+        Path deep = dir.resolve("deep.json");
+        Files.writeString(deep, "[".repeat(100_000));
+        Result r = run("bench", "--report", deep.toString());
+        assertThat(r.code()).isEqualTo(Main.FAILED);
+        assertThat(r.err()).contains("deep.json").contains("nested deeper than 512 levels")
+                .doesNotContain("StackOverflowError");
+    }
+
     @Test
     void listShowsSuitesAndCounts() {
         Result r = run("bench", "--list");

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A small JSON reader, enough for JMH's result files and the results of {@code offheap compare}'s
@@ -12,8 +13,15 @@ import java.util.Map;
  * values. The CLI carries no JSON library for these file formats. Thread-safe: each parse has its own state.
  */
 public final class Json {
+    /**
+     * The deepest nesting of arrays and objects accepted. The reader recurses once per level, so without a
+     * limit a file of many {@code [} overflows the stack; the files it reads nest a few levels.
+     */
+    public static final int MAX_DEPTH = 512;
+
     private final String text;
     private int pos;
+    private int depth;
 
     private Json(String text) {
         this.text = text;
@@ -24,7 +32,8 @@ public final class Json {
      *
      * @param text the document
      * @return the value: a Map, List, String, Double, Boolean or null
-     * @throws IllegalArgumentException if the text is not JSON, with the offset of the problem
+     * @throws IllegalArgumentException if the text is not JSON, with the offset of the problem, or nests
+     *         arrays and objects deeper than {@link #MAX_DEPTH} levels
      */
     public static Object parse(String text) {
         Json json = new Json(text);
@@ -43,8 +52,8 @@ public final class Json {
         }
         char c = text.charAt(pos);
         return switch (c) {
-            case '{' -> object();
-            case '[' -> array();
+            case '{' -> nested(this::object);
+            case '[' -> nested(this::array);
             case '"' -> string();
             case 't' -> literal("true", Boolean.TRUE);
             case 'f' -> literal("false", Boolean.FALSE);
@@ -56,6 +65,16 @@ public final class Json {
                 throw error("unexpected character '" + c + "'");
             }
         };
+    }
+
+    private Object nested(Supplier<Object> container) {
+        if (depth == MAX_DEPTH) {
+            throw new IllegalArgumentException("JSON nested deeper than " + MAX_DEPTH + " levels at offset " + pos);
+        }
+        depth++;
+        Object value = container.get();
+        depth--;
+        return value;
     }
 
     private Map<String, Object> object() {

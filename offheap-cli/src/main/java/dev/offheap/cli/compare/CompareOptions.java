@@ -1,9 +1,11 @@
 package dev.offheap.cli.compare;
 
 import static dev.offheap.cli.OptionValues.count;
+import static dev.offheap.cli.OptionValues.items;
 import static dev.offheap.cli.OptionValues.nonEmpty;
 import static dev.offheap.cli.OptionValues.noValue;
 import static dev.offheap.cli.OptionValues.next;
+import static dev.offheap.cli.OptionValues.once;
 
 import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
@@ -11,9 +13,11 @@ import dev.offheap.memory.ByteSize;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The parsed command line of {@code offheap compare}. Lists (value sizes, max entries) run as a sweep:
@@ -191,6 +195,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         boolean nmt = false;
         Duration timeout = Duration.ofMinutes(10);
         boolean dryRun = false;
+        Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
             String arg = argv.get(i);
             String value = null;
@@ -198,8 +203,11 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 value = arg.substring(arg.indexOf('=') + 1);
                 arg = arg.substring(0, arg.indexOf('='));
             }
-            if (VALUE_OPTIONS.contains(arg) && value == null) {
-                value = next(argv, ++i, arg);
+            if (VALUE_OPTIONS.contains(arg)) {
+                once(given, ALIASES.getOrDefault(arg, arg), arg);
+                if (value == null) {
+                    value = next(argv, ++i, arg);
+                }
             }
             if (value != null) {
                 nonEmpty(arg, value);
@@ -290,6 +298,15 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             "--rate", "-r", "--warmup", "-w", "--keys", "-k", "--heap", "--gc", "--loader", "--latency", "--db", "--out", "-o", "--seed",
             "--timeout");
 
+    /**
+     * The short and alternative names of the options that take a value, each with its canonical name: a
+     * value option may be given once, under whichever name.
+     */
+    private static final Map<String, String> ALIASES = Map.ofEntries(Map.entry("--value-sizes", "--value-size"),
+            Map.entry("-s", "--value-size"), Map.entry("-e", "--max-entries"), Map.entry("--variant", "--variants"),
+            Map.entry("-t", "--threads"), Map.entry("-n", "--requests"), Map.entry("-d", "--duration"),
+            Map.entry("-r", "--rate"), Map.entry("-w", "--warmup"), Map.entry("-k", "--keys"), Map.entry("-o", "--out"));
+
     private static long size(String option, String text, long min, long max) throws UsageException {
         long n;
         try {
@@ -328,14 +345,6 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             list.add(v);
         }
         return distinct(option, list);
-    }
-
-    private static List<String> items(String option, String text) throws UsageException {
-        List<String> parts = List.of(text.split(",", -1));
-        if (parts.stream().anyMatch(String::isBlank)) {
-            throw new UsageException(option + ": empty item in the list '" + text + "'");
-        }
-        return parts.stream().map(String::trim).toList();
     }
 
     private static <T> List<T> distinct(String option, List<T> list) throws UsageException {

@@ -149,7 +149,6 @@ public final class CompareWorker {
         int threads = w.threads();
         LongAdder done = new LongAdder();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long deadline = nanos == 0 ? Long.MAX_VALUE : System.nanoTime() + nanos;
         long offers = service.offers();
         List<Thread> running = new ArrayList<>();
         long start = System.nanoTime();
@@ -185,7 +184,7 @@ public final class CompareWorker {
                             histogram.recordValue(Math.min(t1 - t0, MAX_LATENCY_NANOS));
                         }
                         done.increment();
-                        if (t1 >= deadline) {
+                        if (phaseOver(start, t1, nanos)) {
                             break;
                         }
                     }
@@ -213,5 +212,19 @@ public final class CompareWorker {
         } else if (f instanceof Error e) {
             throw e;
         }
+    }
+
+    /**
+     * Whether a phase that runs for a time is over. Compares elapsed times, as {@link System#nanoTime()}
+     * asks: its origin is arbitrary, so {@code start + nanos} can overflow (a long {@code --duration},
+     * or a {@code start} near {@code Long.MAX_VALUE}) and would end the phase at once.
+     *
+     * @param start {@code nanoTime()} at the phase's start
+     * @param now {@code nanoTime()} now
+     * @param nanos the phase's length, or 0 for a phase counted in requests (never over by time)
+     * @return whether {@code nanos} have passed since {@code start}
+     */
+    static boolean phaseOver(long start, long now, long nanos) {
+        return nanos != 0 && now - start >= nanos;
     }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -26,10 +27,13 @@ import org.HdrHistogram.Histogram;
  * The offer service over HTTP, on the JDK's {@code com.sun.net.httpserver}:
  * <ul>
  *   <li>{@code GET /offers/{id}}: the description, {@code text/plain}; 400 for an id that is not a
- *       number, 404 for one outside the store, 405 for other methods</li>
+ *       number, 404 for one outside the store</li>
  *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON</li>
  *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4)</li>
  * </ul>
+ *
+ * <p>Every other path is 404 ({@code /stats/x}, {@code /offers/1/x}), and another method on these paths 405,
+ * with {@code Allow: GET}.
  *
  * <p>Thread-safe: requests run on a fixed pool of threads; {@link #close()} stops the server, waits a
  * second for running exchanges, and closes the service.
@@ -70,11 +74,13 @@ public final class OfferServer implements AutoCloseable {
         HttpServer http = HttpServer.create(address, 0);
         ExecutorService executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("http-", 0).factory());
         OfferServer s = new OfferServer(service, variant, http, executor);
+        // a context takes every path that starts with its own (/stats takes /statsXYZ and /stats/x too), so
+        // each handler answers its exact path and leaves the rest to notFound
         http.createContext("/offers/", s::offer);
-        http.createContext("/stats", e -> s.text(e, "application/json", JsonWriter.write(s.stats())));
-        http.createContext("/metrics", e -> s.text(e, "text/plain; version=0.0.4; charset=utf-8", s.metrics()));
-        http.createContext("/", e -> respond(e, 404, "text/plain; charset=utf-8",
-                "not found: try /offers/{id}, /stats or /metrics\n"));
+        http.createContext("/stats", e -> s.text(e, "/stats", "application/json", () -> JsonWriter.write(s.stats())));
+        http.createContext("/metrics", e -> s.text(e, "/metrics", "text/plain; version=0.0.4; charset=utf-8",
+                s::metrics));
+        http.createContext("/", OfferServer::notFound);
         http.setExecutor(executor);
         http.start();
         return s;
@@ -86,11 +92,15 @@ public final class OfferServer implements AutoCloseable {
     }
 
     private void offer(HttpExchange e) throws IOException {
-        if (!e.getRequestMethod().equals("GET")) {
-            respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
+        String idText = e.getRequestURI().getPath().substring("/offers/".length());
+        if (idText.isEmpty() || idText.contains("/")) {
+            notFound(e);
             return;
         }
-        String idText = e.getRequestURI().getPath().substring("/offers/".length());
+        if (!e.getRequestMethod().equals("GET")) {
+            methodNotAllowed(e);
+            return;
+        }
         long id;
         try {
             id = Long.parseLong(idText);
@@ -115,12 +125,26 @@ public final class OfferServer implements AutoCloseable {
         respond(e, 200, "text/plain; charset=iso-8859-1", description.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    private void text(HttpExchange e, String contentType, String body) throws IOException {
-        if (!e.getRequestMethod().equals("GET")) {
-            respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
+    private void text(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
+        if (!e.getRequestURI().getPath().equals(path)) {
+            notFound(e);
             return;
         }
-        respond(e, 200, contentType, body);
+        if (!e.getRequestMethod().equals("GET")) {
+            methodNotAllowed(e);
+            return;
+        }
+        respond(e, 200, contentType, body.get());
+    }
+
+    private static void notFound(HttpExchange e) throws IOException {
+        respond(e, 404, "text/plain; charset=utf-8", "not found: try /offers/{id}, /stats or /metrics\n");
+    }
+
+    private static void methodNotAllowed(HttpExchange e) throws IOException {
+        // RFC 9110, 15.5.6: a 405 must say which methods the resource supports
+        e.getResponseHeaders().set("Allow", "GET");
+        respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
     }
 
     /** @return the numbers /stats shows */

@@ -1,8 +1,10 @@
 package dev.offheap.cli.serve;
 
-import static dev.offheap.cli.OptionValues.nextNonEmpty;
 import static dev.offheap.cli.OptionValues.count;
 import static dev.offheap.cli.OptionValues.duration;
+import static dev.offheap.cli.OptionValues.nextNonEmpty;
+import static dev.offheap.cli.OptionValues.nonEmpty;
+import static dev.offheap.cli.OptionValues.once;
 
 import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
@@ -23,8 +25,10 @@ import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -121,6 +125,7 @@ public final class ServeCommand implements Command {
         Path db = null;
         int threads = 10;
         Duration stopAfter = null;
+        Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
             String arg = argv.get(i);
             String inline = null;
@@ -129,8 +134,10 @@ public final class ServeCommand implements Command {
                 arg = arg.substring(0, arg.indexOf('='));
             }
             String option = arg;
-            if (VALUE_OPTIONS.contains(option) && inline == null) {
-                inline = nextNonEmpty(argv, ++i, option);
+            if (VALUE_OPTIONS.contains(option)) {
+                once(given, ALIASES.getOrDefault(option, option), option);
+                // an empty inline value (--db=) is as wrong as an empty separate one (--db "")
+                inline = inline == null ? nextNonEmpty(argv, ++i, option) : nonEmpty(option, inline);
             }
             switch (arg) {
                 case "--variant" -> {
@@ -255,4 +262,8 @@ public final class ServeCommand implements Command {
     private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--variant", "--port", "-p", "--bind",
             "--value-size", "-s", "--max-entries", "-e", "--keys", "-k", "--loader", "--latency", "--db", "--threads", "-t",
             "--stop-after");
+
+    /** The short names of the options, each with its canonical name: an option may be given once, by either. */
+    private static final Map<String, String> ALIASES = Map.of("-p", "--port", "-s", "--value-size", "-e",
+            "--max-entries", "-k", "--keys", "-t", "--threads");
 }

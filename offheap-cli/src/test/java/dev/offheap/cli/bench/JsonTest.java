@@ -31,4 +31,16 @@ class JsonTest {
         assertThatThrownBy(() -> Json.parse("[1] x")).hasMessageContaining("trailing");
         assertThatThrownBy(() -> Json.parse("")).hasMessageContaining("end of input");
     }
+
+    @Test
+    void nestingIsLimitedTo512LevelsInsteadOfOverflowingTheStack() {
+        assertThat(Json.parse("[".repeat(512) + "]".repeat(512))).isInstanceOf(List.class);
+        assertThat(Json.parse("{\"a\":".repeat(511) + "[1]" + "}".repeat(511))).isInstanceOf(Map.class);
+        assertThatThrownBy(() -> Json.parse("[".repeat(513) + "]".repeat(513)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nested deeper than 512 levels");
+        assertThatThrownBy(() -> Json.parse("[".repeat(100_000))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nested deeper than 512 levels");
+        assertThatThrownBy(() -> Json.parse("{\"a\":".repeat(100_000))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nested deeper than 512 levels");
+    }
 }

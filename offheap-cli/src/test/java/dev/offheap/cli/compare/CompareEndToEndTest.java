@@ -152,6 +152,17 @@ class CompareEndToEndTest {
     }
 
     @Test
+    void aMeasuredPhaseEndsByElapsedTimeEvenWhenNanoTimePlusTheDurationOverflows() {
+        long start = Long.MAX_VALUE - 100; // nanoTime() has an arbitrary origin: it may be this close to wrapping
+        long nanos = java.time.Duration.ofDays(365).toNanos();
+        assertThat(CompareWorker.phaseOver(start, start + 50, nanos)).as("start + nanos wraps; 50ns have passed").isFalse();
+        assertThat(CompareWorker.phaseOver(start, start + 500, nanos)).as("now itself has wrapped").isFalse();
+        assertThat(CompareWorker.phaseOver(start, start + nanos, nanos)).isTrue();
+        assertThat(CompareWorker.phaseOver(start, start + nanos - 1, nanos)).isFalse();
+        assertThat(CompareWorker.phaseOver(start, start + 1000, 0)).as("0: a phase counted in requests").isFalse();
+    }
+
+    @Test
     void theReportSaysWhenTheMachineWasBusy() throws Exception {
         dev.offheap.cli.bench.RunInfo machine = new dev.offheap.cli.bench.RunInfo("offheap compare", "today", "cpu", 2,
                 "8 GiB", "Linux", "JDK 25", "compare");

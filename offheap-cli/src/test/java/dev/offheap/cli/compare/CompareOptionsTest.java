@@ -127,6 +127,44 @@ class CompareOptionsTest {
                 .hasMessageContaining(message);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--threads 2 --threads 4;--threads given twice",
+        "--out a --out=b;--out given twice",
+        "--requests 100 -n 200;--requests given twice (-n is --requests)",
+        "--variants on-heap --variant ohc;--variants given twice (--variant is --variants)",
+        "-s 1000 --value-sizes 2000;--value-size given twice (-s and --value-sizes are --value-size)",
+        "-n 100 --requests 200;--requests given twice (-n is --requests)",
+        "--duration 5s -d 6s;--duration given twice (-d is --duration)",
+    })
+    void aRepeatedOptionOrItsAliasIsAUsageErrorNotLastWins(String line, String message) {
+        // --dry-run: on a parser that lets the last one win this runs nothing, and the test fails quickly
+        CliRun r = CliRun.of(new CompareCommand(), ("compare --dry-run " + line).split(" "));
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("offheap compare: " + message).contains("Usage: offheap compare");
+        assertThat(r.out()).isEmpty();
+        assertThatThrownBy(() -> CompareOptions.parse(List.of(line.split(" ")))).isInstanceOf(UsageException.class)
+                .hasMessage(message);
+    }
+
+    /** 2562047h is just below Long.MAX_VALUE ns: accepted, it overflowed the worker's nanoTime() + nanos deadline. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--duration 2562047h;--duration: at most 365 days, got '2562047h'",
+        "--duration 525601m;--duration: at most 365 days, got '525601m'",
+        "--timeout 9000h;--timeout: at most 365 days, got '9000h'",
+        "--loader memory --latency 9000h;--latency: at most 365 days, got '9000h'",
+    })
+    void aDurationPastTheCapIsAUsageErrorNotAnOverflowedDeadline(String line, String message) throws UsageException {
+        CliRun r = CliRun.of(new CompareCommand(), ("compare --dry-run " + line).split(" "));
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("offheap compare: " + message);
+        assertThatThrownBy(() -> CompareOptions.parse(List.of(line.split(" ")))).isInstanceOf(UsageException.class)
+                .hasMessage(message);
+        assertThat(CompareOptions.parse(List.of("--duration", "8760h")).duration()).as("365 days itself is accepted")
+                .isEqualTo(Duration.ofDays(365));
+    }
+
     @Test
     void helpListsEveryOption() {
         CliRun r = CliRun.of(new CompareCommand(), "compare", "--help");

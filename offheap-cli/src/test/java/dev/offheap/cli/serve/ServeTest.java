@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code offheap serve}: every endpoint answers, for every variant; bad command lines exit 2. */
 class ServeTest {
@@ -88,6 +89,92 @@ class ServeTest {
                 assertThat(metrics.body()).containsPattern("offheap_cache_native_bytes\\{[^}]*} [1-9]\\d*\n");
             }
         }
+    }
+
+    private static OfferServer startSmall() throws Exception {
+        ServeCommand.Args args = ServeCommand.parse(List.of("--variant", "on-heap", "--port", "0", "--loader", "memory",
+                "--latency", "0us", "--value-size", "10", "--max-entries", "5"));
+        return ServeCommand.start(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    }
+
+    /** The JDK's HttpServer picks a context by path prefix: /stats also caught /statsXYZ and /stats/x. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/statsXYZ", "/stats/anything", "/stats/", "/metricsfoo", "/metrics/x", "/offers/1/x",
+        "/offers/1/", "/offers/"})
+    void aPathThatOnlyStartsLikeAnEndpointIs404(String path) throws Exception {
+        try (OfferServer server = startSmall()) {
+            HttpResponse<String> r = get(server.port(), path);
+            assertThat(r.statusCode()).as(path).isEqualTo(404);
+            assertThat(r.body()).contains("not found");
+            HttpResponse<String> delete = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                    + path)).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(delete.statusCode()).as("a path that is not there is 404 whatever the method").isEqualTo(404);
+        }
+    }
+
+    @Test
+    void theExactPathsStillAnswerWithAQuery() throws Exception {
+        try (OfferServer server = startSmall()) {
+            assertThat(get(server.port(), "/stats?pretty=1").statusCode()).isEqualTo(200);
+            assertThat(get(server.port(), "/metrics?x").statusCode()).isEqualTo(200);
+            assertThat(get(server.port(), "/offers/3?x").statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** RFC 9110, 15.5.6: a 405 response MUST carry an Allow header with the methods the resource supports. */
+    @ParameterizedTest
+    @CsvSource({"/offers/1,DELETE", "/offers/1,POST", "/stats,PUT", "/metrics,DELETE"})
+    void a405NamesTheAllowedMethods(String path, String method) throws Exception {
+        try (OfferServer server = startSmall()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                    .method(method, HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(405);
+            assertThat(r.headers().allValues("Allow")).containsExactly("GET");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--port 1 --port 2;--port given twice",
+        "--port 1 -p 2;--port given twice (-p is --port)",
+        "--db=a --db b;--db given twice",
+        "--variant ohc --variant on-heap;--variant given twice",
+        "--stop-after 1s --stop-after=2s;--stop-after given twice",
+    })
+    void aRepeatedOptionOrItsAliasIsAUsageErrorNotLastWins(String line, String message) {
+        assertUsageError(line, message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--db=;--db needs a non-empty value",
+        "--bind=;--bind needs a non-empty value",
+        "--variant=;--variant needs a non-empty value",
+    })
+    void anEmptyInlineValueIsAUsageErrorAsAnEmptySeparateOneIs(String line, String message) {
+        assertUsageError(line, message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "--stop-after 2562047h;--stop-after: at most 365 days, got '2562047h'",
+        "--loader memory --latency 9000h;--latency: at most 365 days, got '9000h'",
+    })
+    void aDurationPastTheCapIsAUsageError(String line, String message) {
+        assertUsageError(line, message);
+    }
+
+    private static void assertUsageError(String line, String message) {
+        // parse first: where it accepted the line, running it would serve until stopped
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServeCommand.parse(List.of(line.split(" "))))
+                .isInstanceOf(UsageException.class).hasMessage(message);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new Main(List.of(new ServeCommand())).run(List.of(("serve " + line).split(" ")),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("offheap serve: " + message)
+                .contains("Usage: offheap serve");
     }
 
     @Test
