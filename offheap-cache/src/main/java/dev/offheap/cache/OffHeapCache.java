@@ -92,8 +92,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * @param reader gets a read-only segment of exactly the value's bytes, valid only during the call
      *               (using it afterwards throws {@link IllegalStateException}, using it from another thread
      *               {@link WrongThreadException}). It runs under the read lock of the key's segment: reads
-     *               go on, writes to that segment wait for it, and {@link #close()} from inside it throws
-     *               {@link IllegalStateException}.
+     *               go on, writes to that segment wait for it, and a write of this cache or {@link #close()}
+     *               from inside it throws {@link IllegalStateException} (it would wait for that lock forever).
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */

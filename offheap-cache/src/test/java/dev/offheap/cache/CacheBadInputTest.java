@@ -1,5 +1,8 @@
 package dev.offheap.cache;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.ArrayList;
 import dev.offheap.cache.internal.OffHeapCacheImpl;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
@@ -282,11 +285,111 @@ class CacheBadInputTest {
                 c -> c.replace("k", "v", "w"), c -> c.compute("k", (k, v) -> v), c -> c.remove("k"),
                 c -> c.remove("k", "v"), c -> c.invalidate("k"), OffHeapCache::invalidateAll,
                 c -> c.containsKey("k"), OffHeapCache::size, OffHeapCache::weightedSize, OffHeapCache::keys,
-                OffHeapCache::entries, OffHeapCache::stats, c -> c.get("k"), c -> c.getAll(List.of("k")));
+                OffHeapCache::entries, OffHeapCache::stats, c -> c.get("k"), c -> c.getAll(List.of("k")),
+                OffHeapCache::capacityBytes, OffHeapCache::asMap);
         for (Consumer<OffHeapCache<String, String>> call : calls) {
             assertThatThrownBy(() -> call.accept(cache)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("closed");
         }
-        assertThat(cache.capacityBytes()).isEqualTo(1 << 20);
+    }
+
+    @Test
+    void aWriteFromInsideAReaderThrowsInsteadOfWaitingForTheReadLockItHolds() throws Exception {
+        try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(1 << 20).concurrencyLevel(1).build();
+             OffHeapCache<String, String> another = strings()) {
+            cache.put("k", "v");
+            List<Consumer<OffHeapCache<String, String>>> writes = List.of(c -> c.put("k", "w"), c -> c.put("j", "w"),
+                    c -> c.remove("k"), c -> c.invalidate("j"), OffHeapCache::invalidateAll,
+                    c -> c.compute("j", (k, v) -> "w"), c -> c.putIfAbsent("j", "w"), OffHeapCache::cleanUp,
+                    c -> c.get("j", k -> "loaded"));
+            for (Consumer<OffHeapCache<String, String>> write : writes) {
+                // on a thread of its own with a bounded wait: the write used to wait for the read lock forever
+                CompletableFuture<Object> inside = CompletableFuture.supplyAsync(() -> cache.read("k", segment -> {
+                    write.accept(cache);
+                    return "no exception";
+                }));
+                assertThatThrownBy(() -> inside.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                        .cause().hasMessageContaining("inside read()");
+            }
+            String fromAnother = cache.read("k", segment -> {
+                another.put("x", "y");
+                return another.getIfPresent("x");
+            });
+            assertThat(fromAnother).as("a reader may write another cache").isEqualTo("y");
+            String nested = cache.read("k", segment -> cache.getIfPresent("k"));
+            assertThat(nested).as("and read its own").isEqualTo("v");
+            cache.put("k", "after");
+            assertThat(cache.getIfPresent("k")).isEqualTo("after");
+        }
+    }
+
+    @Test
+    void everyCallOfTheCacheFromInsideComputesFunctionThrowsWhateverTheSegment() {
+        try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(1 << 20).concurrencyLevel(16).build()) {
+            List<String> allowed = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                String other = "k" + i;
+                try {
+                    cache.compute("a", (k, v) -> {
+                        cache.put(other, "x");
+                        return "1";
+                    });
+                    allowed.add(other);
+                } catch (IllegalStateException expected) {
+                    assertThat(expected).hasMessageContaining("inside compute");
+                }
+            }
+            assertThat(allowed).as("keys put from inside compute without an exception").isEmpty();
+            assertThat(cache.size()).as("the failed computes stored nothing").isZero();
+            cache.compute("a", (k, v) -> "after");
+            assertThat(cache.getIfPresent("a")).as("usable again once out of the function").isEqualTo("after");
+        }
+    }
+
+    @Test
+    void twoComputesCallingTheCacheCrosswiseThrowInsteadOfDeadlocking() throws Exception {
+        OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
+                .capacity(1 << 20).concurrencyLevel(16).build();
+        java.util.concurrent.CyclicBarrier bothInside = new java.util.concurrent.CyclicBarrier(2);
+        List<Throwable> thrown = java.util.Collections.synchronizedList(new ArrayList<>());
+        Runnable first = () -> crosswise(cache, "a", "b", bothInside, thrown);
+        Runnable second = () -> crosswise(cache, "b", "a", bothInside, thrown);
+        Thread t1 = Thread.ofPlatform().daemon().start(first);
+        Thread t2 = Thread.ofPlatform().daemon().start(second);
+        t1.join(10_000);
+        t2.join(10_000);
+        // a deadlocked pair would hold segment locks that close() waits for: close only when both ended
+        assertThat(t1.isAlive() || t2.isAlive()).as("a compute still blocked after 10 s").isFalse();
+        assertThat(thrown).hasSize(2).allMatch(IllegalStateException.class::isInstance);
+        cache.close();
+    }
+
+    private static void crosswise(OffHeapCache<String, String> cache, String mine, String theirs,
+                                  java.util.concurrent.CyclicBarrier bothInside, List<Throwable> thrown) {
+        try {
+            cache.compute(mine, (k, v) -> {
+                try {
+                    bothInside.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("barrier: " + e, e);
+                }
+                cache.put(theirs, "x");
+                return "1";
+            });
+        } catch (Throwable t) {
+            thrown.add(t);
+        }
+    }
+
+    @Test
+    void everyMethodButCloseAndIsClosedThrowsAfterCloseEvenWithNothingToDo() {
+        OffHeapCache<String, String> cache = strings();
+        cache.close();
+        assertThatThrownBy(() -> cache.getAllPresent(List.of())).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> cache.getAll(List.of())).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> cache.putAll(java.util.Map.of())).isInstanceOf(IllegalStateException.class);
+        assertThat(cache.isClosed()).isTrue();
     }
 }

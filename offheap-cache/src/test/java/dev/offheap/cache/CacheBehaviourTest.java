@@ -355,4 +355,29 @@ class CacheBehaviourTest {
             assertThat(heard.get(9)).isEqualTo("key=value-1:REPLACED");
         }
     }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {16_384, 1 << 20})
+    void anEntryOfTheLargestSizeAcceptedFitsOnceTheTablesGrewAndShrankAgain(long capacity) {
+        long largest;
+        try {
+            OffHeapCache.builder(Serializer.byteArrays(), Serializer.byteArrays()).capacity(capacity).concurrencyLevel(1)
+                    .maxEntryBytes(1L << 40).build().close();
+            throw new AssertionError("a limit of 1 TiB was accepted");
+        } catch (IllegalStateException e) {
+            largest = Long.parseLong(e.getMessage().substring(e.getMessage().lastIndexOf("at most ") + 8).trim());
+        }
+        try (OffHeapCache<byte[], byte[]> cache = OffHeapCache.builder(Serializer.byteArrays(), Serializer.byteArrays())
+                .capacity(capacity).concurrencyLevel(1).maxEntryBytes(largest).build()) {
+            int header = ((OffHeapCacheImpl<?, ?>) cache).headerBytes();
+            // small entries grow the hash table and the sketch; the large one then evicts them all, and the
+            // tables shrink back into what used to be the middle of the free space
+            for (int i = 0; i < (int) (capacity / 40); i++) {
+                cache.put(new byte[]{(byte) i, (byte) (i >> 8), (byte) (i >> 16)}, new byte[1]);
+            }
+            cache.put(new byte[]{1}, new byte[(int) (largest - header - 1)]);
+            assertThat(cache.size()).isEqualTo(1);
+            verify(cache);
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package dev.offheap.cache;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import java.util.Collections;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -177,6 +179,61 @@ class CacheExpiryTest {
             assertThat(cache.get("a", k -> "loaded")).isEqualTo("loaded");
             advance(Duration.ofSeconds(2));
             assertThat(cache.compute("a", (k, v) -> v == null ? "fresh" : "stale")).isEqualTo("fresh");
+        }
+    }
+
+    @Test
+    void theLongestDurationsNeverExpireInsteadOfOverflowingToAMillisecond() {
+        // Duration.ofNanos(Long.MAX_VALUE), the usual "never": rounding it up to milliseconds overflowed
+        Duration never = Duration.ofNanos(Long.MAX_VALUE);
+        try (OffHeapCache<String, String> writeExpiring = builder().expireAfterWrite(never).build();
+             OffHeapCache<String, String> accessExpiring = builder().expireAfterAccess(never).build();
+             OffHeapCache<String, String> perEntry = builder().build()) {
+            writeExpiring.put("a", "1");
+            accessExpiring.put("a", "1");
+            perEntry.put("a", "1", never);
+            advance(Duration.ofDays(1000));
+            assertThat(writeExpiring.getIfPresent("a")).isEqualTo("1");
+            assertThat(accessExpiring.getIfPresent("a")).isEqualTo("1");
+            assertThat(perEntry.getIfPresent("a")).isEqualTo("1");
+        }
+    }
+
+    @Test
+    void anExpiredEntryRemovedByAComputeWhoseFunctionThrowsIsStillNotified() {
+        List<String> removed = Collections.synchronizedList(new ArrayList<>());
+        try (OffHeapCache<String, String> cache = builder().expireAfterWrite(Duration.ofSeconds(1)).concurrencyLevel(1)
+                .removalListener((k, v, cause) -> removed.add(k + ":" + v + ":" + cause)).build()) {
+            cache.put("a", "1");
+            advance(Duration.ofSeconds(2));
+            assertThatThrownBy(() -> cache.compute("a", (k, v) -> {
+                throw new IllegalArgumentException("boom");
+            })).isInstanceOf(IllegalArgumentException.class);
+            assertThat(cache.size()).isZero();
+            assertThat(cache.stats().expirationCount()).isEqualTo(1);
+            assertThat(removed).containsExactly("a:1:EXPIRED");
+        }
+    }
+
+    @Test
+    void invalidateAllReportsAndCountsEntriesWhoseTimeRanOutAsExpired() {
+        List<String> removed = new ArrayList<>();
+        try (OffHeapCache<String, String> listened = builder().expireAfterWrite(Duration.ofSeconds(1)).concurrencyLevel(1)
+                .removalListener((k, v, cause) -> removed.add(k + ":" + cause)).build();
+             OffHeapCache<String, String> counted = builder().expireAfterWrite(Duration.ofSeconds(1)).recordStats(true)
+                     .build()) {
+            listened.put("a", "1");
+            counted.put("a", "1");
+            // live past the advance; written before it, so that no write after it expires "a" first
+            listened.put("b", "2", Duration.ofSeconds(10));
+            counted.put("b", "2", Duration.ofSeconds(10));
+            advance(Duration.ofSeconds(2));
+            listened.invalidateAll();
+            counted.invalidateAll();
+            assertThat(removed).containsExactlyInAnyOrder("a:EXPIRED", "b:EXPLICIT");
+            assertThat(listened.stats().expirationCount()).isEqualTo(1);
+            assertThat(counted.stats().expirationCount()).as("without a listener too").isEqualTo(1);
+            assertThat(counted.size()).isZero();
         }
     }
 }

@@ -19,6 +19,8 @@ import dev.offheap.memory.internal.WeakSchedule;
 import javax.management.ObjectName;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.time.Duration;
@@ -26,6 +28,7 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -84,7 +87,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private static final int MAX_SHARDS = 1 << 12;
     /** The largest region one shard may have: unit offsets are ints. */
     private static final long MAX_REGION_BYTES = (long) RegionLayout.SIZE_MASK << RegionLayout.UNIT_SHIFT;
-    private static final ThreadLocal<int[]> READER_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
     /** {@link #asMap()}: stateless apart from its lazily made views, so one per cache. */
     private final CacheMapView<K, V> mapView;
@@ -115,6 +117,29 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final Cleaner.Cleanable release;
     private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /**
+     * How many of this cache's reader functions ({@link #read}) the current thread is inside: each holds
+     * a segment's read lock, which a write of that segment (or close) from the same thread would wait
+     * for forever. Per cache: a reader of one cache may use another.
+     */
+    private final ThreadLocal<int[]> readerDepth = ThreadLocal.withInitial(() -> new int[1]);
+    /** Threads inside compute's function (see {@link #checkOpen}); changed through {@link #COMPUTING}. */
+    @SuppressWarnings("unused")
+    private volatile int computing;
+    private static final VarHandle COMPUTING;
+    /** The computes the current thread is inside, innermost first: their functions must not call their cache. */
+    private static final ThreadLocal<ComputeFrame> COMPUTE_FRAMES = new ThreadLocal<>();
+
+    private record ComputeFrame(OffHeapCacheImpl<?, ?> cache, ComputeFrame outer) {
+    }
+
+    static {
+        try {
+            COMPUTING = MethodHandles.lookup().findVarHandle(OffHeapCacheImpl.class, "computing", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final Object closeLock = new Object();
     /** The scheduled {@link #cleanUp()} runs, or null; cancelled by close. */
     private volatile ScheduledFuture<?> cleanUpRuns;
@@ -250,7 +275,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             return 0;
         }
         long nanos = saturatedNanos(duration);
-        return Math.max(1, (nanos + 999_999) / 1_000_000);
+        // ceilDiv, not (nanos + 999_999) / 1_000_000: that sum overflows for the longest durations
+        // (Duration.ofNanos(Long.MAX_VALUE), "never"), which then expired after 1 ms
+        return Math.max(1, Math.ceilDiv(nanos, 1_000_000));
     }
 
     private static long saturatedNanos(Duration duration) {
@@ -268,8 +295,34 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void checkOpen() {
+        // one read of a second field, next to the closed flag: the thread-local check only runs while some
+        // thread is inside compute's function
+        if (closed || computing != 0) {
+            checkOpenSlow();
+        }
+    }
+
+    /**
+     * Before a write waits for a segment's write lock: refused inside one of this cache's readers, whose
+     * read lock it could wait for forever (its own segment's) or deadlock on (another reader's, crosswise).
+     */
+    private void checkNotInsideReader() {
+        if (readerDepth.get()[0] > 0) {
+            throw new IllegalStateException("cache '" + name + "' was written inside read()'s function, which holds"
+                    + " the read lock of a segment: the write could wait for it forever; write after the read");
+        }
+    }
+
+    private void checkOpenSlow() {
         if (closed) {
             throw closedException(null);
+        }
+        for (ComputeFrame frame = COMPUTE_FRAMES.get(); frame != null; frame = frame.outer()) {
+            if (frame.cache() == this) {
+                throw new IllegalStateException("cache '" + name + "' was used from inside compute's function (or a"
+                        + " serializer it runs), which holds the lock of a segment: a call for that segment could"
+                        + " never get it, and one for another could deadlock with a thread doing the reverse");
+            }
         }
     }
 
@@ -479,6 +532,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public void cleanUp() {
         checkOpen();
+        checkNotInsideReader();
         synchronized (cleanUpLock) {
             cleanUpShards(readClock());
         }
@@ -490,16 +544,19 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 int bucket = 0;
                 do {
                     Removals removals = removals(now);
-                    long stamp = shard.lockWrite();
                     try {
-                        if (bucket == 0) {
-                            shard.drainReadsLocked();
+                        long stamp = shard.lockWrite();
+                        try {
+                            if (bucket == 0) {
+                                shard.drainReadsLocked();
+                            }
+                            bucket = now == Long.MIN_VALUE ? -1 : shard.expireBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, removals);
+                        } finally {
+                            shard.unlockWrite(stamp);
                         }
-                        bucket = now == Long.MIN_VALUE ? -1 : shard.expireBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, removals);
                     } finally {
-                        shard.unlockWrite(stamp);
+                        notifyListener(removals);
                     }
-                    notifyListener(removals);
                 } while (bucket >= 0);
             }
         } catch (IllegalStateException e) {
@@ -611,9 +668,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private Loaded<V> loadOnce(K key, byte[] k, long hash, Function<? super K, ? extends V> mappingFunction) {
         KeyBytes id = new KeyBytes(k);
         Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>());
-        Load<V> running = loads.putIfAbsent(id, mine);
-        if (running != null) {
-            return new Loaded<>(awaitLoad(key, running), false);
+        Load<V> running;
+        while ((running = loads.putIfAbsent(id, mine)) != null) {
+            V value = awaitLoad(key, running);
+            if (value != null) {
+                return new Loaded<>(value, false);
+            }
+            // that load was a getAll whose loadAll left this key out: load it here
         }
         try {
             byte[] stored = lookupBytes(k, hash, false);
@@ -626,6 +687,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             long start = System.nanoTime();
             try {
                 loaded = mappingFunction.apply(key);
+            } catch (Error e) {
+                stats.loadFailure(System.nanoTime() - start);
+                throw e;
             } catch (RuntimeException e) {
                 stats.loadFailure(System.nanoTime() - start);
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -724,6 +788,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public Map<K, V> getAllPresent(Iterable<? extends K> keys) {
         Objects.requireNonNull(keys, "keys");
+        checkOpen(); // an empty iterable never reaches a lookup's check
         Map<K, V> result = new LinkedHashMap<>();
         lookupAll(keys, result, null);
         return result;
@@ -803,8 +868,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public Map<K, V> getAll(Iterable<? extends K> keys) {
         Objects.requireNonNull(keys, "keys");
+        checkOpen();
         if (loader == null) {
-            checkOpen();
             throw new IllegalStateException("cache '" + name + "' was built without a loader");
         }
         Map<K, V> result = new LinkedHashMap<>();
@@ -813,29 +878,92 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (absent.isEmpty()) {
             return result;
         }
+        // One load per key at a time, as get(key) keeps it: the keys another thread is loading are waited
+        // for, only the others go to loadAll.
+        Map<K, Load<V>> mine = new LinkedHashMap<>();
+        Map<K, Load<V>> others = new LinkedHashMap<>();
+        Map<K, KeyBytes> ids = new HashMap<>();
+        try {
+            for (K key : absent) {
+                KeyBytes id = new KeyBytes(keyBytes(key));
+                Load<V> load = new Load<>(Thread.currentThread(), new CompletableFuture<>());
+                Load<V> running = loads.putIfAbsent(id, load);
+                if (running == null) {
+                    ids.put(key, id);
+                    mine.put(key, load);
+                } else {
+                    others.put(key, running);
+                }
+            }
+            loadAllOf(mine, ids, result);
+            for (Map.Entry<K, Load<V>> other : others.entrySet()) {
+                V value = awaitLoad(other.getKey(), other.getValue());
+                if (value != null) {
+                    result.put(other.getKey(), value);
+                }
+            }
+            return result;
+        } finally {
+            for (Map.Entry<K, KeyBytes> id : ids.entrySet()) {
+                Load<V> load = mine.get(id.getKey());
+                // a load this call registered and did not finish (it threw): its waiters hear of it
+                load.result().completeExceptionally(new CacheLoadException("loading key " + id.getKey()
+                        + " in cache '" + name + "' failed with the getAll that loaded it", null));
+                loads.remove(id.getValue(), load);
+            }
+        }
+    }
+
+    /**
+     * Loads the keys this thread registered loads for with one {@code loadAll}, stores and returns what it
+     * gives and completes each key's load (null for a key it left out). A key that another thread stored
+     * since the lookup is taken as it is.
+     */
+    private void loadAllOf(Map<K, Load<V>> mine, Map<K, KeyBytes> ids, Map<K, V> result) {
+        Set<K> toLoad = new LinkedHashSet<>();
+        for (Map.Entry<K, Load<V>> registered : mine.entrySet()) {
+            byte[] k = ids.get(registered.getKey()).bytes();
+            byte[] stored = lookupBytes(k, Hashing.hash(k), false);
+            if (stored != null) {
+                V value = value(stored);
+                result.put(registered.getKey(), value);
+                registered.getValue().result().complete(value);
+            } else {
+                toLoad.add(registered.getKey());
+            }
+        }
+        if (toLoad.isEmpty()) {
+            return;
+        }
         long start = System.nanoTime();
         Map<? super K, V> loaded;
         try {
             @SuppressWarnings("unchecked")
-            Map<? super K, V> all = ((CacheLoader<K, V>) loader).loadAll(Collections.unmodifiableSet(absent));
+            Map<? super K, V> all = ((CacheLoader<K, V>) loader).loadAll(Collections.unmodifiableSet(toLoad));
             loaded = all;
+        } catch (Error e) {
+            stats.loadFailure(System.nanoTime() - start);
+            throw e;
         } catch (Exception e) {
             stats.loadFailure(System.nanoTime() - start);
-            throw new CacheLoadException("loading " + absent.size() + " keys in cache '" + name + "' failed: " + e, e);
+            CacheLoadException failure = new CacheLoadException("loading " + toLoad.size() + " keys in cache '" + name
+                    + "' failed: " + e, e);
+            toLoad.forEach(key -> mine.get(key).result().completeExceptionally(failure));
+            throw failure;
         }
         if (loaded == null) {
             stats.loadFailure(System.nanoTime() - start);
             throw new CacheLoadException("loadAll returned null in cache '" + name + "'", null);
         }
         stats.loadSuccess(System.nanoTime() - start);
-        for (K key : absent) {
+        for (K key : toLoad) {
             V value = loaded.get(key);
             if (value != null) {
                 put(key, value);
                 result.put(key, value);
             }
+            mine.get(key).result().complete(value);
         }
-        return result;
     }
 
     @Override
@@ -876,7 +1004,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (IllegalStateException e) {
             throw translate(e);
         }
-        int[] depth = READER_DEPTH.get();
+        int[] depth = readerDepth.get();
         try {
             // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
             checkOpen();
@@ -1039,6 +1167,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** Stores serialized bytes under a serialized key; the bytes are copied into the key's shard. */
     private void write(byte[] k, MemorySegment v, long timeToLiveMillis) {
         checkOpen();
+        checkNotInsideReader();
         if (timeToLiveMillis > 0) {
             // an entry with a time to live of its own has deadline fields: its header is the largest
             checkedEntrySize(maxHeaderBytes, k, v.byteSize());
@@ -1070,14 +1199,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
         } catch (IllegalStateException e) {
             throw translate(e);
+        } finally {
+            // also when the write failed (an entry over the limit): what it expired or evicted is gone
+            notifyListener(removals);
         }
-        notifyListener(removals);
         sweepAnotherShard(removals.nowMillis);
     }
 
     @Override
     public void putAll(Map<? extends K, ? extends V> map) {
         Objects.requireNonNull(map, "map");
+        checkOpen(); // an empty map never reaches a put's check
         for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
             put(entry.getKey(), entry.getValue());
         }
@@ -1092,6 +1224,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private byte[] update(K key, Update update) {
         byte[] k = keyBytes(key);
         checkOpen();
+        checkNotInsideReader();
         long hash = Hashing.hash(k);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
@@ -1107,8 +1240,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
         } catch (IllegalStateException e) {
             throw translate(e);
+        } finally {
+            // also when the update threw (a compute function, a serializer): what it expired is gone
+            notifyListener(removals);
         }
-        notifyListener(removals);
         sweepAnotherShard(removals.nowMillis);
         return result;
     }
@@ -1167,15 +1302,30 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         @SuppressWarnings("unchecked")
         V[] result = (V[]) new Object[1];
         update(key, (shard, entry, removals, hash, k, now) -> {
-            V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
-            V computed = remapping.apply(key, old);
+            V computed;
+            MemorySegment v;
+            // the function and the serializers run under the segment's lock: the cache refuses their calls
+            ComputeFrame outer = COMPUTE_FRAMES.get();
+            COMPUTE_FRAMES.set(new ComputeFrame(this, outer));
+            COMPUTING.getAndAdd(this, 1);
+            try {
+                V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
+                computed = remapping.apply(key, old);
+                v = computed == null ? null : valueSegment(computed, k);
+            } finally {
+                COMPUTING.getAndAdd(this, -1);
+                if (outer == null) {
+                    COMPUTE_FRAMES.remove();
+                } else {
+                    COMPUTE_FRAMES.set(outer);
+                }
+            }
             if (computed == null) {
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
                 }
                 return null;
             }
-            MemorySegment v = valueSegment(computed, k);
             if (entry != 0) {
                 shard.removeLocked(entry, RemovalCause.REPLACED, removals);
             }
@@ -1222,6 +1372,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void invalidateBytes(byte[] k) {
+        checkNotInsideReader();
         long hash = Hashing.hash(k);
         Shard shard = shard(hash);
         Removals removals = removals(readClock());
@@ -1237,15 +1388,19 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
         } catch (IllegalStateException e) {
             throw translate(e);
+        } finally {
+            notifyListener(removals);
         }
-        notifyListener(removals);
     }
 
     @Override
     public void invalidateAll() {
         checkOpen();
+        checkNotInsideReader();
+        long now = readClock();
         for (Shard shard : shards) {
-            Removals removals = removals(Long.MIN_VALUE);
+            // with the clock: an entry whose time ran out is reported EXPIRED, as a read would have found it
+            Removals removals = removals(now);
             try {
                 long stamp = shard.lockWrite();
                 try {
@@ -1255,8 +1410,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 }
             } catch (IllegalStateException e) {
                 throw translate(e);
+            } finally {
+                notifyListener(removals);
             }
-            notifyListener(removals);
         }
     }
 
@@ -1283,6 +1439,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public long capacityBytes() {
+        checkOpen();
         return capacityBytes;
     }
 
@@ -1428,6 +1585,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public java.util.concurrent.ConcurrentMap<K, V> asMap() {
+        checkOpen();
         return mapView;
     }
 
@@ -1446,7 +1604,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void close() {
-        if (READER_DEPTH.get()[0] > 0) {
+        if (readerDepth.get()[0] > 0) {
             throw new IllegalStateException("close() of cache '" + name + "' inside read()'s function: it would"
                     + " wait for that read forever");
         }

@@ -655,14 +655,31 @@ final class Shard {
             evictOneLocked(removals);
         }
         int block;
+        boolean restarted = false;
         while ((block = allocator.allocate(units)) == 0) {
             if (count > 0) {
                 evictOneLocked(removals);
             } else if (!shrinkTablesLocked()) {
-                return 0;
+                if (restarted) {
+                    return 0;
+                }
+                // Empty, tables at their smallest, and still no room: the tables may sit inside the free
+                // space (shrinking put them where it found room), leaving no single run as long as the
+                // largest entry the segment promises to hold. Start the region over, tables first.
+                restartEmptyLocked();
+                restarted = true;
             }
         }
         return block;
+    }
+
+    /** For a segment without entries: frees everything and allocates the tables at the region's start. */
+    private void restartEmptyLocked() {
+        readBuffer.clear();
+        removalEpoch++;
+        allocator.reset();
+        candidate = 0;
+        initTables();
     }
 
     private void evictOneLocked(Removals removals) {
@@ -750,24 +767,29 @@ final class Shard {
         allocator.free(entry);
     }
 
-    /** Removes every entry. */
+    /**
+     * Removes every entry: an entry whose time ran out (at the collector's clock reading) as EXPIRED, the
+     * others as EXPLICIT. With nobody to tell and nothing to count, at once, without visiting the entries.
+     */
     void clearLocked(Removals removals) {
         readBuffer.clear();
         removalEpoch++;
-        if (!removals.wanted) {
-            allocator.reset();
+        long nowMillis = removals.nowMillis;
+        boolean countsExpirations = nowMillis != Long.MIN_VALUE && stats.enabled();
+        if (!removals.wanted && !countsExpirations) {
             java.util.Arrays.fill(queueHead, 0);
             java.util.Arrays.fill(queueTail, 0);
             java.util.Arrays.fill(queueBytes, 0);
-            candidate = 0;
             count = 0;
             entryBytes = 0;
-            initTables();
+            restartEmptyLocked();
             return;
         }
         for (int queue = 0; queue < 3; queue++) {
             while (queueHead[queue] != 0) {
-                removeLocked(queueHead[queue], RemovalCause.EXPLICIT, removals);
+                int head = queueHead[queue];
+                boolean expired = nowMillis != Long.MIN_VALUE && expired(head, nowMillis);
+                removeLocked(head, expired ? RemovalCause.EXPIRED : RemovalCause.EXPLICIT, removals);
             }
         }
     }
