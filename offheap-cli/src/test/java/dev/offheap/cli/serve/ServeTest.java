@@ -133,6 +133,7 @@ class ServeTest {
         }
     }
 
+    /** Lines that were accepted before: a repeated option (last won), an empty inline value, a duration past the cap. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', value = {
         "--port 1 --port 2;--port given twice",
@@ -140,34 +141,22 @@ class ServeTest {
         "--db=a --db b;--db given twice",
         "--variant ohc --variant on-heap;--variant given twice",
         "--stop-after 1s --stop-after=2s;--stop-after given twice",
-    })
-    void aRepeatedOptionOrItsAliasIsAUsageErrorNotLastWins(String line, String message) {
-        assertUsageError(line, message);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = ';', value = {
         "--db=;--db needs a non-empty value",
         "--bind=;--bind needs a non-empty value",
         "--variant=;--variant needs a non-empty value",
-    })
-    void anEmptyInlineValueIsAUsageErrorAsAnEmptySeparateOneIs(String line, String message) {
-        assertUsageError(line, message);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = ';', value = {
         "--stop-after 2562047h;--stop-after: at most 365 days, got '2562047h'",
         "--loader memory --latency 9000h;--latency: at most 365 days, got '9000h'",
     })
-    void aDurationPastTheCapIsAUsageError(String line, String message) {
-        assertUsageError(line, message);
+    void repeatedOptionsEmptyInlineValuesAndDurationsPastTheCapAreUsageErrors(String line, String message) {
+        assertUsageError(line, message, true);
     }
 
-    private static void assertUsageError(String line, String message) {
+    /** @param exact whether {@code message} is the whole message or only its start */
+    private static void assertUsageError(String line, String message, boolean exact) {
         // parse first: where it accepted the line, running it would serve until stopped
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServeCommand.parse(List.of(line.split(" "))))
-                .isInstanceOf(UsageException.class).hasMessage(message);
+                .isInstanceOf(UsageException.class).hasMessageStartingWith(message)
+                .satisfies(e -> assertThat(!exact || e.getMessage().equals(message)).as(e.getMessage()).isTrue());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = new Main(List.of(new ServeCommand())).run(List.of(("serve " + line).split(" ")),
@@ -230,15 +219,7 @@ class ServeTest {
         "--stop-after 0s;--stop-after: must be longer than 0",
         "--port;--port needs a value",
     })
-    void badInputIsAUsageErrorWithExitCode2(String line, String message) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new Main(List.of(new ServeCommand())).run(List.of(("serve " + line).split(" ")),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(code).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("offheap serve: " + message)
-                .contains("Usage: offheap serve");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServeCommand.parse(List.of(line.split(" "))))
-                .isInstanceOf(UsageException.class);
+    void badInputIsAUsageErrorWithExitCode2(String line, String messageStart) {
+        assertUsageError(line, messageStart, false);
     }
 }
