@@ -462,9 +462,12 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         if (base <= 0 || variant <= 0 || variant >= PRECISE_COUNT) {
             return ratio;
         }
-        String oneFewer = variant == 1 ? "none" : String.format(Locale.ROOT, "%.0fx", (double) base / (variant - 1));
+        // the bounds as the ratio itself is written (direction and two decimals): rounded to whole numbers and
+        // always as "fewer", 8 cycles against 5 ("1.60x more") gave "1x or 1x"
+        String oneMore = fewer(base, variant + 1, "");
+        String oneFewer = variant == 1 ? "none" : fewer(base, variant - 1, "");
         return String.format(Locale.ROOT, "%s (%d against %d: a count this small sets the ratio's precision; one cycle more "
-                + "or fewer gives %.0fx or %s)", ratio, variant, base, (double) base / (variant + 1), oneFewer);
+                + "or fewer gives %s or %s)", ratio, variant, base, oneMore, oneFewer);
     }
 
     static String times(double variant, double base) {

@@ -206,12 +206,29 @@ class CompareEndToEndTest {
     @Test
     void aCycleRatioOverASmallCountSaysHowFarOneCycleMovesIt() {
         assertThat(CompareReport.fewerCycles(1143, 2)).isEqualTo("571.50x fewer (2 against 1143: a count this small "
-                + "sets the ratio's precision; one cycle more or fewer gives 381x or 1143x)");
-        assertThat(CompareReport.fewerCycles(900, 1)).endsWith("one cycle more or fewer gives 450x or none)");
+                + "sets the ratio's precision; one cycle more or fewer gives 381.00x fewer or 1143.00x fewer)");
+        assertThat(CompareReport.fewerCycles(900, 1)).endsWith("one cycle more or fewer gives 450.00x fewer or none)");
         // from ten cycles on, one more or fewer moves the ratio by 10% or less: the plain ratio
         assertThat(CompareReport.fewerCycles(1000, 10)).isEqualTo("100.00x fewer");
         assertThat(CompareReport.fewerCycles(1000, 0)).isEqualTo("none (on-heap 1000)");
-        assertThat(CompareReport.fewerCycles(5, 8)).startsWith("1.60x more (8 against 5");
+        // a variant with more cycles than on-heap, and ratios near 1: the bounds as the ratio is written
+        // (they were rounded to whole numbers and always computed as "fewer": "1x or 1x", "1x or 2x")
+        assertThat(CompareReport.fewerCycles(5, 8)).isEqualTo("1.60x more (8 against 5: a count this small sets the"
+                + " ratio's precision; one cycle more or fewer gives 1.80x more or 1.40x more)");
+        assertThat(CompareReport.fewerCycles(5, 4)).endsWith("gives 1.00x fewer or 1.67x fewer)");
+    }
+
+    @Test
+    void latenciesBelowAMillisecondKeepThreeSignificantDigits() {
+        // the worker's histograms began at 1,000 ns, which HdrHistogram rounds down to 512: every value below
+        // about 1 ms fell in a 512 ns bucket, and a 3.6 us median read as 4.095 us
+        org.HdrHistogram.Histogram h = CompareWorker.latencyHistogram();
+        for (int i = 0; i < 1000; i++) {
+            h.recordValue(3_600);
+        }
+        assertThat(h.getValueAtPercentile(50) / 1e3).isCloseTo(3.6, org.assertj.core.data.Offset.offset(0.0036));
+        h.recordValue(700_000);
+        assertThat(h.getMaxValue() / 1e3).isCloseTo(700, org.assertj.core.data.Offset.offset(0.7));
     }
 
     @Test
