@@ -70,6 +70,19 @@ public final class Budget implements AutoCloseable {
         }
     }
 
+    /** In {@code used}: reserve and release keep {@code direct} too (the budget has had a child). */
+    private static final long DIRECT_COUNTED = 1L << 62;
+    /** In {@code used}: close has taken the count; set together with it, in one atomic step. */
+    private static final long CLOSED_MARK = 1L << 61;
+    private static final long MARKS = DIRECT_COUNTED | CLOSED_MARK;
+    /**
+     * The most bytes a budget has in use at once, whatever its limit: 2^61 - 1 (2 EiB). The count shares
+     * its word with two marks of the budget's state, so that both change in one atomic step.
+     */
+    public static final long MAX_BYTES = CLOSED_MARK - 1;
+    /** What {@link #take} returns for a success on a budget that counts direct reservations apart. */
+    private static final Budget TAKEN_COUNTING_DIRECT = new Budget("taken", null, 0, 0, report -> { });
+
     private final String name;
     private final String path;
     private final Budget parent;
@@ -78,6 +91,12 @@ public final class Budget implements AutoCloseable {
     private final Consumer<String> leakReporter;
     private final Set<Budget> children = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Bytes in use (this budget's and its children's), and two marks in its top bits, so that an update
+     * of the count and a change of state are one atomic step, ordered against each other:
+     * {@link #DIRECT_COUNTED} (reserve and release keep {@code direct} too) and {@link #CLOSED_MARK}
+     * (close has taken the count: no reserve may add to it any more). Read through {@link #bytes}.
+     */
     @SuppressWarnings("unused") // accessed through USED
     private volatile long used;
     @SuppressWarnings("unused") // accessed through PEAK
@@ -86,14 +105,10 @@ public final class Budget implements AutoCloseable {
      * Bytes reserved by this budget's own callers, not by its children: what {@link #release} may
      * give back, so that a caller can never release bytes a child holds. Only budgets that have had
      * a child keep it (a leaf's {@code used} is exactly that), so a leaf pays one atomic update per
-     * reserve or release. {@link #enableDirectCount()} switches it on; see there why that is race-free.
+     * reserve or release. {@link #enableDirectCount()} switches it on; see there why that is exact.
      */
     @SuppressWarnings("unused") // accessed through DIRECT
     private volatile long direct;
-    /** Reserve and tryReserve add to {@code direct} (set when the first child is created). */
-    private volatile boolean directCounted;
-    /** {@code direct} holds every direct reservation, so release checks against it. */
-    private volatile boolean directReady;
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
@@ -110,7 +125,8 @@ public final class Budget implements AutoCloseable {
      * Creates a top-level budget whose leaks are logged as warnings.
      *
      * @param name       a short name that appears in messages, for example {@code "process"}
-     * @param limitBytes the most bytes that may be reserved at once, at least 0
+     * @param limitBytes the most bytes that may be reserved at once, at least 0 (any value: at most
+     *                   {@link #MAX_BYTES} are ever in use)
      * @return the new budget
      * @throws NullPointerException     if {@code name} is null
      * @throws IllegalArgumentException if {@code name} is blank or contains '/', or the limit is negative
@@ -179,8 +195,9 @@ public final class Budget implements AutoCloseable {
         Budget child = new Budget(name, this, limitBytes, reservationBytes, leakReporter);
         enableDirectCount();
         if (reservationBytes > 0) {
+            // the child's, not a direct reservation: it stays out of this budget's direct count
             Budget refusing = take(reservationBytes);
-            if (refusing != null) {
+            if (refusing != null && refusing != TAKEN_COUNTING_DIRECT) {
                 throw refusing.exceeded(reservationBytes, child.path + " (its reservation)");
             }
         } else {
@@ -201,10 +218,11 @@ public final class Budget implements AutoCloseable {
     public void reserve(long bytes) {
         checkNonNegative("bytes", bytes);
         Budget refusing = take(bytes);
-        if (refusing != null) {
+        if (refusing == TAKEN_COUNTING_DIRECT) {
+            DIRECT.getAndAdd(this, bytes);
+        } else if (refusing != null) {
             throw refusing.exceeded(bytes, path);
         }
-        countDirect(bytes);
     }
 
     /**
@@ -217,10 +235,12 @@ public final class Budget implements AutoCloseable {
      */
     public boolean tryReserve(long bytes) {
         checkNonNegative("bytes", bytes);
-        if (take(bytes) != null) {
+        Budget refusing = take(bytes);
+        if (refusing == TAKEN_COUNTING_DIRECT) {
+            DIRECT.getAndAdd(this, bytes);
+        } else if (refusing != null) {
             return false;
         }
-        countDirect(bytes);
         return true;
     }
 
@@ -238,33 +258,28 @@ public final class Budget implements AutoCloseable {
         if (bytes == 0 || closed) {
             return;
         }
-        if (!directReady) {
-            // No child has ever drawn from this budget: everything used was reserved directly.
-            long current;
-            do {
-                current = (long) USED.getVolatile(this);
-                if (bytes > current) {
-                    throw overRelease(bytes, current);
-                }
-            } while (!USED.weakCompareAndSet(this, current, current - bytes));
-            chargeParentForDecrease(bytes, current);
-            return;
-        }
         long current;
-        do {
-            current = (long) DIRECT.getVolatile(this);
+        while (((current = (long) USED.getVolatile(this)) & DIRECT_COUNTED) == 0) {
+            // No child has ever drawn from this budget: everything used was reserved directly.
+            if ((current & CLOSED_MARK) != 0) {
+                return; // closed meanwhile: close returned everything
+            }
             if (bytes > current) {
                 throw overRelease(bytes, current);
             }
-        } while (!DIRECT.weakCompareAndSet(this, current, current - bytes));
-        subtract(bytes);
-    }
-
-    /** Adds a direct reservation to {@code direct} once the budget keeps that count apart. */
-    private void countDirect(long bytes) {
-        if (directCounted) {
-            DIRECT.getAndAdd(this, bytes);
+            if (USED.weakCompareAndSet(this, current, current - bytes)) {
+                chargeParentForDecrease(bytes, current);
+                return;
+            }
         }
+        long direct;
+        do {
+            direct = (long) DIRECT.getVolatile(this);
+            if (bytes > direct) {
+                throw overRelease(bytes, direct);
+            }
+        } while (!DIRECT.weakCompareAndSet(this, direct, direct - bytes));
+        subtract(bytes);
     }
 
     private IllegalStateException overRelease(long bytes, long reservedDirectly) {
@@ -276,29 +291,38 @@ public final class Budget implements AutoCloseable {
 
     /**
      * Starts counting direct reservations apart from the children's, before the first child takes
-     * anything. Race-free without a lock on the fast paths: {@code directCounted} is set before
-     * {@code used} is read for the initial count, so (all accesses being volatile) a concurrent
-     * reserve either happened before that read and is in the initial count, or sees the flag and adds
-     * itself; at worst both, which makes the release check lenient by that amount, never wrong the
-     * other way. Releases check against {@code direct} only once the initial count is in
-     * ({@code directReady}); until then they check against {@code used} as before.
+     * anything. Exact without a lock on the fast paths: the mark is set by a compare-and-set of the
+     * count, so every reserve and release of the count is ordered before it (and is in the initial
+     * {@code direct}, which is the count it replaced) or after it (and sees the mark, and keeps
+     * {@code direct} itself). An earlier version set a flag and then read the count, and a reserve in
+     * between was counted twice: an over-release of that much was then accepted, and used() went negative.
      */
     private void enableDirectCount() {
-        if (directReady) {
-            return;
-        }
         synchronized (children) {
-            if (!directCounted) {
-                directCounted = true;
-                DIRECT.getAndAdd(this, (long) USED.getVolatile(this));
-                directReady = true;
-            }
+            long current;
+            do {
+                current = (long) USED.getVolatile(this);
+                if ((current & MARKS) != 0) {
+                    return; // counting already, or closed
+                }
+                // only this thread writes direct until the mark is set: nobody else reads or adds to it before
+                DIRECT.setVolatile(this, current);
+            } while (!USED.compareAndSet(this, current, current | DIRECT_COUNTED));
         }
     }
 
     /** @return the bytes reserved through this budget itself and not yet released, excluding its children's */
     public long reservedDirectly() {
-        return directReady ? (long) DIRECT.getVolatile(this) : used();
+        return (rawUsed() & DIRECT_COUNTED) != 0 ? (long) DIRECT.getVolatile(this) : used();
+    }
+
+    private long rawUsed() {
+        return (long) USED.getVolatile(this);
+    }
+
+    /** @return the byte count of a value of {@code used}, without its marks */
+    private static long bytes(long used) {
+        return used & ~MARKS;
     }
 
     /** @return the limit in bytes */
@@ -308,7 +332,7 @@ public final class Budget implements AutoCloseable {
 
     /** @return the bytes reserved now through this budget and its children */
     public long used() {
-        return (long) USED.getVolatile(this);
+        return bytes(rawUsed());
     }
 
     /** @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it) */
@@ -402,7 +426,9 @@ public final class Budget implements AutoCloseable {
                 failure = firstOrSuppressed(failure, e);
             }
         }
-        long usedAtClose = (long) USED.getAndSet(this, 0L);
+        // the count and the closed mark in one step: a reserve ordered before it is in usedAtClose (and goes
+        // back to the parent with it); one after it finds the mark and gives back what it took from the parent
+        long usedAtClose = bytes((long) USED.getAndSet(this, CLOSED_MARK));
         DIRECT.getAndSet(this, 0L);
         if (parent != null) {
             parent.children.remove(this);
@@ -448,20 +474,23 @@ public final class Budget implements AutoCloseable {
         }
         while (true) {
             long current = (long) USED.getVolatile(this);
-            long next = current + bytes;
-            if (next > limit || next < 0) {
+            if ((current & CLOSED_MARK) != 0) {
+                ensureOpen(); // closed since the check above
+            }
+            long next = bytes(current) + bytes;
+            if (next > limit || next < 0 || next > MAX_BYTES) {
                 return this;
             }
             long toParent = parent == null ? 0 : Math.min(bytes, next - reservation);
             if (toParent > 0) {
                 Budget refusing = parent.take(toParent);
-                if (refusing != null) {
+                if (refusing != null && refusing != TAKEN_COUNTING_DIRECT) {
                     return refusing;
                 }
             }
-            if (USED.compareAndSet(this, current, next)) {
+            if (USED.compareAndSet(this, current, next | (current & DIRECT_COUNTED))) {
                 raisePeak(next);
-                return null;
+                return (current & DIRECT_COUNTED) != 0 ? TAKEN_COUNTING_DIRECT : null;
             }
             if (toParent > 0) {
                 parent.subtract(toParent);
@@ -471,10 +500,14 @@ public final class Budget implements AutoCloseable {
 
     /** Takes {@code bytes} away here, then the parent's share of the change. */
     private void subtract(long bytes) {
-        if (closed) {
-            return;
-        }
-        chargeParentForDecrease(bytes, (long) USED.getAndAdd(this, -bytes));
+        long current;
+        do {
+            current = (long) USED.getVolatile(this);
+            if ((current & CLOSED_MARK) != 0) {
+                return; // close returned everything to the parent, these bytes too
+            }
+        } while (!USED.weakCompareAndSet(this, current, current - bytes));
+        chargeParentForDecrease(bytes, bytes(current));
     }
 
     /** Gives the parent its share of this budget's decrease by {@code bytes} from {@code usedBefore}. */

@@ -389,16 +389,16 @@ public final class MemoryManager implements AutoCloseable {
             releaseQuarantined(slot, lease);
             return -1;
         }
-        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
-            throw alreadyReleased(page, slot);
-        }
-        try {
-            revoke(lease);
-        } catch (WrongThreadException e) {
-            SLOT_STATE.setRelease(slotState, stateIndex(slot), lease);
+        if (lease.thread != null && lease.thread != Thread.currentThread() && lease.thread.isAlive()) {
+            // refused before the slot changes: emptied and put back, it was invisible meanwhile to a close()
+            // or releaseAll() scanning for leases, which then freed or forgot a page still in use
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
                     + lease.thread.getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
+        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
+            throw alreadyReleased(page, slot);
+        }
+        revoke(lease);
         return slot;
     }
 
@@ -687,7 +687,8 @@ public final class MemoryManager implements AutoCloseable {
         }
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && !revokeAtClose(slot, lease)) {
+            // volatile: pairs with publishLease's volatile write and read of closed (see there)
+            if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease && !revokeAtClose(slot, lease)) {
                 retained++;
             }
         }
@@ -779,12 +780,43 @@ public final class MemoryManager implements AutoCloseable {
             long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
             Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
             page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
-            SLOT_STATE.setRelease(slotState, stateIndex(slot),
-                    new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null));
+            Lease lease = new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null);
+            publishLease(slot, lease);
             return page;
         }
-        SLOT_STATE.setRelease(slotState, stateIndex(slot), new Lease(record, null, null));
+        publishLease(slot, new Lease(record, null, null));
         return page;
+    }
+
+    /**
+     * Makes a page leased, unless the manager closed meanwhile. A close() that began after this thread's
+     * open check scans the slots for leases to revoke and then frees the memory: a lease published after
+     * its scan passed the slot would hand out a page over freed memory. The volatile write and read make
+     * one of the two see the other: close's scan finds the lease, or this finds the manager closed.
+     *
+     * @throws IllegalStateException if the manager closed meanwhile; the page is not handed out then
+     */
+    private void publishLease(int slot, Lease lease) {
+        SLOT_STATE.setVolatile(slotState, stateIndex(slot), lease);
+        if (closed) {
+            refuseLeaseAfterClose(slot, lease);
+        }
+    }
+
+    private void refuseLeaseAfterClose(int slot, Lease lease) {
+        // if close's scan took the lease, it revoked it (or keeps the chunk until this thread ends)
+        if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
+            if (lease.arena == null) {
+                dropHeapArray(slot);
+            } else if (lease.arena.scope().isAlive()) {
+                try {
+                    lease.arena.close();
+                } catch (IllegalStateException closedByTheScan) {
+                    // a shared page's arena, closed meanwhile by close()'s scan
+                }
+            }
+        }
+        throw new IllegalStateException("memory manager '" + name + "' is closed");
     }
 
     /**
@@ -881,6 +913,11 @@ public final class MemoryManager implements AutoCloseable {
                 throw e;
             }
             // The only thread that could reach this segment has ended: nobody can access it any more.
+        } catch (IllegalStateException e) {
+            if (lease.arena.scope().isAlive()) {
+                throw e;
+            }
+            // closed already: by an allocation that found the manager closed after publishing it (publishLease)
         }
     }
 

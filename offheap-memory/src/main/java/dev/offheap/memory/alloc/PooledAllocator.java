@@ -491,17 +491,25 @@ public final class PooledAllocator implements Allocator {
             return null;
         }
         MemorySegment segment = page.asSlice(0, byteSize);
-        if (debug == DebugMode.FULL || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0) {
-            // no scope of its own: the page's, which the manager revokes when the block is freed, already
-            // makes every use after the free throw
-            try {
-                track(page.address(), byteSize, null);
-            } catch (IllegalStateException closedMeanwhile) {
+        boolean tracked = debug == DebugMode.FULL
+                || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0;
+        // under the close lock: close() either finds the block and releases its page with the others, or
+        // has closed first and the page goes back here (a page recorded after close's releaseAll stayed
+        // held for good, and its segment live)
+        synchronized (closeLock) {
+            if (closed) {
                 memoryManager.release(page);
-                throw closedMeanwhile;
+                // and the owner's record, which this allocation made again after close's releaseAll
+                memoryManager.releaseAll(managerOwner);
+                throw Checks.closed(name);
             }
+            if (tracked) {
+                // no scope of its own: the page's, which the manager revokes when the block is freed, already
+                // makes every use after the free throw
+                track(page.address(), byteSize, null);
+            }
+            managerBlocks.put(page.address(), new ManagerBlock(page, byteSize));
         }
-        managerBlocks.put(page.address(), new ManagerBlock(page, byteSize));
         managerBytes.addAndGet(page.byteSize());
         slowAllocatedBytes.addAndGet(byteSize);
         slowLiveAllocations.incrementAndGet();
