@@ -76,10 +76,15 @@ public final class Budget implements AutoCloseable {
     private static final long CLOSED_MARK = 1L << 61;
     private static final long MARKS = DIRECT_COUNTED | CLOSED_MARK;
     /**
-     * The most bytes a budget has in use at once, whatever its limit: 2^61 - 1 (2 EiB). The count shares
+     * Set below the closed mark by close: releases that come later subtract from it (one atomic add, no
+     * loop) without ever borrowing from the mark, since they total at most what was in use at close.
+     */
+    private static final long CLOSED_CUSHION = 1L << 60;
+    /**
+     * The most bytes a budget has in use at once, whatever its limit: 2^60 - 1 (1 EiB). The count shares
      * its word with two marks of the budget's state, so that both change in one atomic step.
      */
-    public static final long MAX_BYTES = CLOSED_MARK - 1;
+    public static final long MAX_BYTES = CLOSED_CUSHION - 1;
     /** What {@link #take} returns for a success on a budget that counts direct reservations apart. */
     private static final Budget TAKEN_COUNTING_DIRECT = new Budget("taken", null, 0, 0, report -> { });
 
@@ -87,6 +92,8 @@ public final class Budget implements AutoCloseable {
     private final String path;
     private final Budget parent;
     private final long limit;
+    /** The most bytes this budget may have in use: its limit, or {@link #MAX_BYTES} if that is lower. */
+    private final long ceiling;
     private final long reservation;
     private final Consumer<String> leakReporter;
     private final Set<Budget> children = ConcurrentHashMap.newKeySet();
@@ -117,6 +124,7 @@ public final class Budget implements AutoCloseable {
         this.parent = parent;
         this.path = parent == null ? name : parent.path + "/" + name;
         this.limit = limit;
+        this.ceiling = Math.min(limit, MAX_BYTES);
         this.reservation = reservation;
         this.leakReporter = leakReporter;
     }
@@ -218,10 +226,11 @@ public final class Budget implements AutoCloseable {
     public void reserve(long bytes) {
         checkNonNegative("bytes", bytes);
         Budget refusing = take(bytes);
-        if (refusing == TAKEN_COUNTING_DIRECT) {
+        if (refusing != null) {
+            if (refusing != TAKEN_COUNTING_DIRECT) {
+                throw refusing.exceeded(bytes, path);
+            }
             DIRECT.getAndAdd(this, bytes);
-        } else if (refusing != null) {
-            throw refusing.exceeded(bytes, path);
         }
     }
 
@@ -236,10 +245,11 @@ public final class Budget implements AutoCloseable {
     public boolean tryReserve(long bytes) {
         checkNonNegative("bytes", bytes);
         Budget refusing = take(bytes);
-        if (refusing == TAKEN_COUNTING_DIRECT) {
+        if (refusing != null) {
+            if (refusing != TAKEN_COUNTING_DIRECT) {
+                return false;
+            }
             DIRECT.getAndAdd(this, bytes);
-        } else if (refusing != null) {
-            return false;
         }
         return true;
     }
@@ -276,6 +286,9 @@ public final class Budget implements AutoCloseable {
         do {
             direct = (long) DIRECT.getVolatile(this);
             if (bytes > direct) {
+                if (closed) {
+                    return; // closed meanwhile, which took the direct count with everything else
+                }
                 throw overRelease(bytes, direct);
             }
         } while (!DIRECT.weakCompareAndSet(this, direct, direct - bytes));
@@ -332,7 +345,8 @@ public final class Budget implements AutoCloseable {
 
     /** @return the bytes reserved now through this budget and its children */
     public long used() {
-        return bytes(rawUsed());
+        long raw = rawUsed();
+        return (raw & CLOSED_MARK) != 0 ? 0 : bytes(raw);
     }
 
     /** @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it) */
@@ -428,7 +442,7 @@ public final class Budget implements AutoCloseable {
         }
         // the count and the closed mark in one step: a reserve ordered before it is in usedAtClose (and goes
         // back to the parent with it); one after it finds the mark and gives back what it took from the parent
-        long usedAtClose = bytes((long) USED.getAndSet(this, CLOSED_MARK));
+        long usedAtClose = bytes((long) USED.getAndSet(this, CLOSED_MARK | CLOSED_CUSHION));
         DIRECT.getAndSet(this, 0L);
         if (parent != null) {
             parent.children.remove(this);
@@ -474,11 +488,12 @@ public final class Budget implements AutoCloseable {
         }
         while (true) {
             long current = (long) USED.getVolatile(this);
-            if ((current & CLOSED_MARK) != 0) {
-                ensureOpen(); // closed since the check above
-            }
-            long next = bytes(current) + bytes;
-            if (next > limit || next < 0 || next > MAX_BYTES) {
+            // with the closed mark kept in, a closed budget's next count is above any ceiling: one test for both
+            long next = (current & ~DIRECT_COUNTED) + bytes;
+            if (next > ceiling || next < 0) {
+                if ((current & CLOSED_MARK) != 0) {
+                    ensureOpen(); // closed since the check above: throws
+                }
                 return this;
             }
             long toParent = parent == null ? 0 : Math.min(bytes, next - reservation);
@@ -488,7 +503,8 @@ public final class Budget implements AutoCloseable {
                     return refusing;
                 }
             }
-            if (USED.compareAndSet(this, current, next | (current & DIRECT_COUNTED))) {
+            // the marks stay as they are: the count below them cannot carry into them (next is at most ceiling)
+            if (USED.compareAndSet(this, current, current + bytes)) {
                 raisePeak(next);
                 return (current & DIRECT_COUNTED) != 0 ? TAKEN_COUNTING_DIRECT : null;
             }
@@ -500,14 +516,11 @@ public final class Budget implements AutoCloseable {
 
     /** Takes {@code bytes} away here, then the parent's share of the change. */
     private void subtract(long bytes) {
-        long current;
-        do {
-            current = (long) USED.getVolatile(this);
-            if ((current & CLOSED_MARK) != 0) {
-                return; // close returned everything to the parent, these bytes too
-            }
-        } while (!USED.weakCompareAndSet(this, current, current - bytes));
-        chargeParentForDecrease(bytes, bytes(current));
+        long before = (long) USED.getAndAdd(this, -bytes);
+        if ((before & CLOSED_MARK) == 0) {
+            chargeParentForDecrease(bytes, bytes(before));
+        }
+        // else: close returned everything to the parent, these bytes too (they came off its cushion)
     }
 
     /** Gives the parent its share of this budget's decrease by {@code bytes} from {@code usedBefore}. */
