@@ -161,7 +161,21 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
-    private record Load<V>(Thread loader, CompletableFuture<V> result) {
+    /** A load running for a key: its thread, and the future its waiters share. */
+    private static final class Load<V> {
+        final Thread loader;
+        final CompletableFuture<V> result;
+        /**
+         * Set, under the key's segment lock, by a write or removal of the key while this load runs: the
+         * loaded value is then given to the load's callers but not stored, so that a load that read its
+         * source before the change neither overwrites a newer put nor undoes an invalidate.
+         */
+        volatile boolean superseded;
+
+        Load(Thread loader, CompletableFuture<V> result) {
+            this.loader = loader;
+            this.result = result;
+        }
     }
 
     /**
@@ -664,8 +678,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private record Loaded<V>(V value, boolean ownValue) {
     }
 
+    /**
+     * Under the key's segment write lock: tells a load running for the key (other than {@code own}) that
+     * the key changed, so that it does not store what it loaded.
+     */
+    private void supersedeLoadOf(byte[] k, Load<V> own) {
+        if (!loads.isEmpty()) {
+            Load<V> running = loads.get(new KeyBytes(k));
+            if (running != null && running != own) {
+                running.superseded = true;
+            }
+        }
+    }
+
     /** Runs the loader for an absent key, at most once per key at a time; other callers wait for its result. */
     private Loaded<V> loadOnce(K key, byte[] k, long hash, Function<? super K, ? extends V> mappingFunction) {
+        // a load ends in a write, and waiting for another thread's load inside a reader could wait for that
+        // thread's write, which waits for the reader's lock: refused there, as writes are
+        checkNotInsideReader();
         KeyBytes id = new KeyBytes(k);
         Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>());
         Load<V> running;
@@ -680,7 +710,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             byte[] stored = lookupBytes(k, hash, false);
             if (stored != null) {
                 V value = value(stored);
-                mine.result().complete(value);
+                mine.result.complete(value);
                 return new Loaded<>(value, true);
             }
             V loaded;
@@ -695,22 +725,22 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 CacheLoadException failure = new CacheLoadException("loading the value of key " + key
                         + " in cache '" + name + "' failed: " + cause, cause);
-                mine.result().completeExceptionally(failure);
+                mine.result.completeExceptionally(failure);
                 throw failure;
             }
             if (loaded == null) {
                 stats.loadFailure(System.nanoTime() - start);
                 CacheLoadException failure = new CacheLoadException("the loader returned null for key " + key
                         + " in cache '" + name + "'", null);
-                mine.result().completeExceptionally(failure);
+                mine.result.completeExceptionally(failure);
                 throw failure;
             }
             stats.loadSuccess(System.nanoTime() - start);
-            put(key, loaded);
-            mine.result().complete(loaded);
+            write(key, loaded, 0, mine);
+            mine.result.complete(loaded);
             return new Loaded<>(loaded, true);
         } catch (RuntimeException | Error e) {
-            mine.result().completeExceptionally(e);
+            mine.result.completeExceptionally(e);
             throw e;
         } finally {
             loads.remove(id, mine);
@@ -764,12 +794,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private V awaitLoad(K key, Load<V> running) {
-        if (running.loader() == Thread.currentThread()) {
+        if (running.loader == Thread.currentThread()) {
             throw new IllegalStateException("recursive load of key " + key + " in cache '" + name
                     + "': the loader asked the cache for the key it is loading");
         }
         try {
-            return running.result().get();
+            return running.result.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CacheLoadException("interrupted while waiting for another thread's load of key " + key, e);
@@ -879,7 +909,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             return result;
         }
         // One load per key at a time, as get(key) keeps it: the keys another thread is loading are waited
-        // for, only the others go to loadAll.
+        // for, only the others go to loadAll. Not inside a reader (see loadOnce).
+        checkNotInsideReader();
         Map<K, Load<V>> mine = new LinkedHashMap<>();
         Map<K, Load<V>> others = new LinkedHashMap<>();
         Map<K, KeyBytes> ids = new HashMap<>();
@@ -903,13 +934,16 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 }
             }
             return result;
+        } catch (RuntimeException | Error e) {
+            // the loads this call registered and did not finish: their waiters get what stopped it (a
+            // failed loadAll, the cache closed meanwhile)
+            for (Load<V> load : mine.values()) {
+                load.result.completeExceptionally(e);
+            }
+            throw e;
         } finally {
             for (Map.Entry<K, KeyBytes> id : ids.entrySet()) {
-                Load<V> load = mine.get(id.getKey());
-                // a load this call registered and did not finish (it threw): its waiters hear of it
-                load.result().completeExceptionally(new CacheLoadException("loading key " + id.getKey()
-                        + " in cache '" + name + "' failed with the getAll that loaded it", null));
-                loads.remove(id.getValue(), load);
+                loads.remove(id.getValue(), mine.get(id.getKey()));
             }
         }
     }
@@ -927,7 +961,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (stored != null) {
                 V value = value(stored);
                 result.put(registered.getKey(), value);
-                registered.getValue().result().complete(value);
+                registered.getValue().result.complete(value);
             } else {
                 toLoad.add(registered.getKey());
             }
@@ -948,7 +982,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             stats.loadFailure(System.nanoTime() - start);
             CacheLoadException failure = new CacheLoadException("loading " + toLoad.size() + " keys in cache '" + name
                     + "' failed: " + e, e);
-            toLoad.forEach(key -> mine.get(key).result().completeExceptionally(failure));
+            toLoad.forEach(key -> mine.get(key).result.completeExceptionally(failure));
             throw failure;
         }
         if (loaded == null) {
@@ -959,10 +993,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         for (K key : toLoad) {
             V value = loaded.get(key);
             if (value != null) {
-                put(key, value);
+                write(key, value, 0, mine.get(key));
                 result.put(key, value);
             }
-            mine.get(key).result().complete(value);
+            mine.get(key).result.complete(value);
         }
     }
 
@@ -1067,7 +1101,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void put(K key, V value) {
-        write(key, value, 0);
+        write(key, value, 0, null);
     }
 
     @Override
@@ -1077,20 +1111,21 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new IllegalArgumentException("timeToLive must be positive, got " + timeToLive);
         }
         ttlUsed = true;
-        write(key, value, millisCeil(timeToLive));
+        write(key, value, millisCeil(timeToLive), null);
     }
 
-    private void write(K key, V value, long timeToLiveMillis) {
+    /** @param storing the load whose value this is, or null for a put (see {@link Load#superseded}) */
+    private void write(K key, V value, long timeToLiveMillis, Load<V> storing) {
         byte[] k = keyBytes(key);
         Objects.requireNonNull(value, "value");
         if (byteArrayValues) {
-            write(k, valueSegment(value, k), timeToLiveMillis);
+            write(k, valueSegment(value, k), timeToLiveMillis, storing);
             return;
         }
         int size = declaredSize(valueSerializer, value, "value");
         if (size <= HEAP_STAGING_LIMIT) {
             write(k, checkedEntrySize(k, MemorySegment.ofArray(serialize(valueSerializer, value, size, "value"))),
-                    timeToLiveMillis);
+                    timeToLiveMillis, storing);
             return;
         }
         checkedEntrySize(k, size);
@@ -1112,7 +1147,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // zeros, never a previous value's bytes
             MemorySegment bytes = reuse ? reusable.slice(size, call).fill((byte) 0) : call.allocate(size);
             writeChecked(valueSerializer, value, bytes, "value");
-            write(k, bytes, timeToLiveMillis);
+            write(k, bytes, timeToLiveMillis, storing);
         } finally {
             if (reuse) {
                 reusable.inUse = false;
@@ -1165,7 +1200,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     /** Stores serialized bytes under a serialized key; the bytes are copied into the key's shard. */
-    private void write(byte[] k, MemorySegment v, long timeToLiveMillis) {
+    private void write(byte[] k, MemorySegment v, long timeToLiveMillis, Load<V> storing) {
         checkOpen();
         checkNotInsideReader();
         if (timeToLiveMillis > 0) {
@@ -1181,6 +1216,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             boolean fixedTtl = timeToLiveMillis > 0;
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
+                if (storing != null && storing.superseded) {
+                    return; // the key was written or removed while the value was loaded
+                }
+                supersedeLoadOf(k, storing);
                 int old = shard.find(hash, k);
                 boolean overwritten = false;
                 if (old != 0) {
@@ -1232,6 +1271,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
+                supersedeLoadOf(k, null);
                 int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
                 long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
                 result = update.apply(shard, entry, removals, hash, k, now);
@@ -1379,6 +1419,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, hash, false, removals);
             try {
+                supersedeLoadOf(k, null);
                 int entry = shard.find(hash, k);
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
@@ -1398,6 +1439,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkOpen();
         checkNotInsideReader();
         long now = readClock();
+        // before any segment is cleared: a load that stores after its segment's clear finds this under the lock
+        for (Load<V> running : loads.values()) {
+            running.superseded = true;
+        }
         for (Shard shard : shards) {
             // with the clock: an entry whose time ran out is reported EXPIRED, as a read would have found it
             Removals removals = removals(now);

@@ -2,6 +2,7 @@ package dev.offheap.cache.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * The layout of one shard's memory region: the only place that knows where a field lies.
@@ -97,6 +98,8 @@ final class RegionLayout {
     static final long TABLE_DATA = UNIT;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    /** Atomic access to an aligned int of a region: coordinates (segment, byte offset). */
+    private static final VarHandle ATOMIC_INT = ValueLayout.JAVA_INT.varHandle();
 
     private RegionLayout() {
     }
@@ -115,6 +118,21 @@ final class RegionLayout {
 
     static void setInt(MemorySegment region, long byteOffset, int value) {
         region.set(INT, byteOffset, value);
+    }
+
+    /**
+     * Raises a 4-byte-aligned int field to {@code value} unless it already is at least that, atomically:
+     * for fields that threads holding a segment's read lock update at once (access deadlines), which a
+     * reader with an older clock reading must not move back.
+     */
+    static void raiseInt(MemorySegment region, long byteOffset, int value) {
+        int current;
+        do {
+            current = (int) ATOMIC_INT.getVolatile(region, byteOffset);
+            if (current >= value) {
+                return;
+            }
+        } while (!ATOMIC_INT.compareAndSet(region, byteOffset, current, value));
     }
 
     static int meta(int keyLength, int tag, int pad, int queue, boolean fixedTtl, boolean deadlined) {

@@ -435,7 +435,9 @@ final class Shard {
         int meta = getInt(region, at + META);
         // an entry without deadline fields never expires: none was configured when it was written
         if (RegionLayout.deadlined(meta) && !RegionLayout.fixedTtl(meta)) {
-            setInt(region, at + DEADLINE, Deadlines.encode(deadlineMillis));
+            // never earlier: a reader whose clock reading predates a write's would move the deadline before
+            // the segment's lower bound, and a clean-up trusting that bound would then miss the entry
+            RegionLayout.raiseInt(region, at + DEADLINE, Deadlines.encode(deadlineMillis));
         }
     }
 
