@@ -3,6 +3,8 @@ package dev.offheap.cache;
 import dev.offheap.cache.internal.OffHeapCacheImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,49 +56,51 @@ class CacheConcurrencyTest {
 
     // ------------------------------------------------------------------ 1. load vs put / invalidate
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"put", "invalidate", "putIfAbsent", "compute", "invalidateAll"})
     @Timeout(30)
-    void aLoadStartedBeforeAPutDoesNotOverwriteThePut() throws Exception {
+    void aLoadThatBeganBeforeAWriteOrRemovalOfItsKeyDoesNotStoreOverIt(String change) throws Exception {
         try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
                 .capacity(1 << 20).build()) {
             CountDownLatch loading = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread loader = daemon(() -> cache.get("k", k -> {
+            AtomicReference<String> loaderGot = new AtomicReference<>();
+            Thread loader = daemon(() -> loaderGot.set(cache.get("k", k -> {
                 loading.countDown();
                 await(release);
-                return "loaded-before-the-put";
-            }), failure);
+                return "read-from-the-source-before-the-change";
+            })), failure);
             await(loading);
-            cache.put("k", "put-after-the-load-began");
+            String expected = switch (change) {
+                case "put" -> {
+                    cache.put("k", "newer");
+                    yield "newer";
+                }
+                case "putIfAbsent" -> {
+                    cache.putIfAbsent("k", "newer");
+                    yield "newer";
+                }
+                case "compute" -> {
+                    cache.compute("k", (k, v) -> "newer");
+                    yield "newer";
+                }
+                case "invalidate" -> {
+                    cache.invalidate("k"); // the source changed: the next get should load it anew
+                    yield null;
+                }
+                default -> {
+                    cache.invalidateAll();
+                    yield null;
+                }
+            };
             release.countDown();
             loader.join(10_000);
             assertThat(loader.isAlive()).isFalse();
             assertThat(failure.get()).isNull();
-            assertThat(cache.getIfPresent("k")).isEqualTo("put-after-the-load-began");
-        }
-    }
-
-    @Test
-    @Timeout(30)
-    void anInvalidateDuringALoadIsNotUndoneByTheLoad() throws Exception {
-        try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())
-                .capacity(1 << 20).build()) {
-            CountDownLatch loading = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread loader = daemon(() -> cache.get("k", k -> {
-                loading.countDown();
-                await(release);
-                return "v1-read-from-the-source-before-it-changed";
-            }), failure);
-            await(loading);
-            // the source changes to v2; the application invalidates the key so the next get loads v2
-            cache.invalidate("k");
-            release.countDown();
-            loader.join(10_000);
-            assertThat(failure.get()).isNull();
-            assertThat(cache.getIfPresent("k")).as("value after invalidate() returned").isNull();
+            assertThat(loaderGot.get()).as("the load's caller gets what it loaded")
+                    .isEqualTo("read-from-the-source-before-the-change");
+            assertThat(cache.getIfPresent("k")).as("the key after the " + change + " and the load").isEqualTo(expected);
         }
     }
 

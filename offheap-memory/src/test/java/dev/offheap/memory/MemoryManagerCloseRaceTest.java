@@ -81,104 +81,82 @@ class MemoryManagerCloseRaceTest {
         }
     }
 
+    /**
+     * A thread that allocates a CONFINED page of {@code owner} and stays alive until {@code done}, and a
+     * second that keeps releasing that page from the wrong thread (refused) until {@code stop}.
+     *
+     * @return the two threads, holder first, once the page is allocated and the releases have begun
+     */
+    private static Thread[] holderAndIntruder(MemoryManager mm, Object owner, CountDownLatch done, AtomicBoolean stop)
+            throws InterruptedException {
+        CountDownLatch allocated = new CountDownLatch(1);
+        MemorySegment[] page = new MemorySegment[1];
+        Thread holder = Thread.ofPlatform().daemon().start(() -> {
+            page[0] = mm.allocatePage(owner);
+            allocated.countDown();
+            try {
+                done.await(30, TimeUnit.SECONDS); // alive across close() or releaseAll()
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        allocated.await();
+        Thread intruder = Thread.ofPlatform().daemon().start(() -> {
+            while (!stop.get()) {
+                try {
+                    mm.release(page[0]);
+                } catch (WrongThreadException expected) {
+                    // refused: the page stays with its holder
+                } catch (RuntimeException other) {
+                    // after close or releaseAll, nothing to release
+                }
+            }
+        });
+        Thread.sleep(1);
+        return new Thread[] {holder, intruder};
+    }
+
     @Test
     void closeKeepsThePageOfALiveThreadEvenWhileAnotherThreadTriesToReleaseIt() throws Exception {
-        int rounds = 200;
         int missed = 0;
-        for (int round = 0; round < rounds; round++) {
+        for (int round = 0; round < 200; round++) {
             List<String> reports = new ArrayList<>();
             MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
                     .pageSize(4096).totalSize(1 << 20).build();
-            CountDownLatch allocated = new CountDownLatch(1);
             CountDownLatch done = new CountDownLatch(1);
-            MemorySegment[] page = new MemorySegment[1];
-            Thread holder = new Thread(() -> {
-                page[0] = mm.allocatePage("holder");
-                allocated.countDown();
-                try {
-                    done.await(30, TimeUnit.SECONDS);   // stays alive across close(): its page must be retained
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            holder.setDaemon(true);
-            holder.start();
-            allocated.await();
             AtomicBoolean stop = new AtomicBoolean();
-            Thread intruder = new Thread(() -> {
-                while (!stop.get()) {
-                    try {
-                        mm.release(page[0]);
-                    } catch (WrongThreadException expected) {
-                        // refused: the page stays with its holder
-                    } catch (RuntimeException other) {
-                        // after close, nothing
-                    }
-                }
-            });
-            intruder.setDaemon(true);
-            intruder.start();
-            Thread.sleep(1);
+            Thread[] threads = holderAndIntruder(mm, "holder", done, stop);
             mm.close();
             stop.set(true);
-            intruder.join(10_000);
-            String report = String.join("\n", reports);
-            if (!report.contains("1 pages confined to live threads are kept")) {
-                missed++;   // close() neither revoked nor retained the page: its chunk was freed under it
+            threads[1].join(10_000);
+            if (!String.join("\n", reports).contains("1 pages confined to live threads are kept")) {
+                missed++; // close() neither revoked nor retained the page: its chunk was freed under it
             }
             done.countDown();
-            holder.join(10_000);
+            threads[0].join(10_000);
         }
         assertThat(missed).as("rounds in which close() freed the chunk under a live thread's confined page").isZero();
     }
 
     @Test
     void releaseAllReleasesThePageEvenWhileAnotherThreadTriesToReleaseIt() throws Exception {
-        int rounds = 200;
         int missed = 0;
         try (MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(s -> { })
                 .pageSize(4096).totalSize(1 << 20).build()) {
-            for (int round = 0; round < rounds; round++) {
+            for (int round = 0; round < 200; round++) {
                 Object owner = "holder-" + round;
-                CountDownLatch allocated = new CountDownLatch(1);
                 CountDownLatch done = new CountDownLatch(1);
-                MemorySegment[] page = new MemorySegment[1];
-                Thread holder = new Thread(() -> {
-                    page[0] = mm.allocatePage(owner);
-                    allocated.countDown();
-                    try {
-                        done.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
-                holder.setDaemon(true);
-                holder.start();
-                allocated.await();
                 AtomicBoolean stop = new AtomicBoolean();
-                Thread intruder = new Thread(() -> {
-                    while (!stop.get()) {
-                        try {
-                            mm.release(page[0]);
-                        } catch (WrongThreadException expected) {
-                            // refused
-                        } catch (RuntimeException other) {
-                            // released meanwhile
-                        }
-                    }
-                });
-                intruder.setDaemon(true);
-                intruder.start();
-                Thread.sleep(1);
+                Thread[] threads = holderAndIntruder(mm, owner, done, stop);
                 int quarantinedBefore = mm.quarantinedPages();
-                mm.releaseAll(owner);   // the holder is alive: its page must be quarantined
+                mm.releaseAll(owner); // the holder is alive: its page must be quarantined
                 stop.set(true);
-                intruder.join(10_000);
+                threads[1].join(10_000);
                 if (mm.quarantinedPages() == quarantinedBefore) {
-                    missed++;  // the page is still leased to the removed owner: neither released nor quarantined
+                    missed++; // still leased to the removed owner: neither released nor quarantined
                 }
                 done.countDown();
-                holder.join(10_000);
+                threads[0].join(10_000);
             }
             assertThat(missed).as("rounds in which releaseAll missed the owner's page; usage now "
                     + mm.usageByOwner() + ", used pages " + mm.usedPages()).isZero();
