@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
@@ -68,13 +69,18 @@ final class ListenerRegistration<K, V> {
         if (async == null) {
             deliver(events);
         } else {
-            async.execute(() -> {
-                try {
-                    deliver(events);
-                } catch (Exception e) { // checked ones too, see deliver
-                    LOG.log(System.Logger.Level.WARNING, "asynchronous cache entry listener failed", e);
-                }
-            });
+            try {
+                async.execute(() -> {
+                    try {
+                        deliver(events);
+                    } catch (Exception e) { // checked ones too, see deliver
+                        LOG.log(System.Logger.Level.WARNING, "asynchronous cache entry listener failed", e);
+                    }
+                });
+            } catch (RejectedExecutionException deregistered) {
+                // the listener was deregistered, or its cache closed, while the operation ran: it is gone,
+                // and the operation that made these events stays done
+            }
         }
     }
 

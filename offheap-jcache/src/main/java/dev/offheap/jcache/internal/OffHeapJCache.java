@@ -23,6 +23,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BiFunction;
 import javax.cache.Cache;
 import javax.cache.CacheException;
@@ -83,6 +84,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final ScheduledFuture<?> cleanUpRuns;
     /** Set while this thread runs inside {@link #compute}; see there. */
     private final ThreadLocal<Boolean> insideCompute = new ThreadLocal<>();
+    /**
+     * Changes of keys, counted per stripe of keys (by hash) under the store's lock: a read-through load
+     * notes its key's count before it looks the key up, and stores what it loaded only if the count is the
+     * same then, so that a put, a remove or a clear while it loaded (its value may be older) wins.
+     */
+    private final AtomicLongArray changes = new AtomicLongArray(CHANGE_STRIPES);
+    private static final int CHANGE_STRIPES = 1024;
+    /** For {@link #storeLoaded}: store whatever changed meanwhile (an explicit loadAll). */
+    private static final long ANY_CHANGES = Long.MIN_VALUE;
 
     OffHeapJCache(OffHeapCacheManager manager, String name, OffHeapConfiguration<K, V> configuration) {
         this.manager = manager;
@@ -398,9 +408,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             if (value != null || !readsThrough()) {
                 return value;
             }
+            // before the loader reads its source: a change after this may be newer than what it reads
+            long changesSeen = changes.get(changeStripe(key));
             value = load(key);
             if (value != null) {
-                storeLoaded(key, value, false, op);
+                storeLoaded(key, value, false, changesSeen, op);
             }
             return value;
         } finally {
@@ -539,11 +551,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
             }
             if (!missing.isEmpty() && readsThrough()) {
+                long[] changesSeen = new long[CHANGE_STRIPES]; // before the loader reads: see getValue
+                for (int stripe = 0; stripe < CHANGE_STRIPES; stripe++) {
+                    changesSeen[stripe] = changes.get(stripe);
+                }
                 Map<K, V> loaded = loadMany(missing);
                 for (K key : missing) {
                     V value = loaded.get(key);
                     if (value != null) {
-                        storeLoaded(key, value, false, op);
+                        storeLoaded(key, value, false, changesSeen[changeStripe(key)], op);
                         result.put(key, value);
                     }
                 }
@@ -589,7 +605,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 Op op = new Op();
                 for (Map.Entry<K, V> entry : loaded.entrySet()) {
                     if (entry.getKey() != null && entry.getValue() != null) {
-                        storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, op);
+                        storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, ANY_CHANGES, op);
                     }
                 }
                 op.finish();
@@ -613,10 +629,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * Stores a value a loader returned, with a CREATED event (and an EXPIRED one for an expired entry it
      * replaces), unless its creation expiry is already over. A live entry is replaced only if
      * {@code replaceExisting}: loads run outside the store's lock, and for read-through a value another
-     * thread stored meanwhile wins over the load.
+     * thread stored meanwhile wins over the load, and so does a removal or clear since
+     * {@code changesSeen} (the key's change count before the loader ran, or {@link #ANY_CHANGES}).
      */
-    private void storeLoaded(K key, V value, boolean replaceExisting, Op op) {
+    private void storeLoaded(K key, V value, boolean replaceExisting, long changesSeen, Op op) {
         compute(key, (k, old) -> {
+            if (changesSeen != ANY_CHANGES && changes.get(changeStripe(key)) != changesSeen) {
+                return old; // changed while it loaded: the value loaded may be older than that change
+            }
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return op.create(key, value, old);
@@ -637,6 +657,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (eternal && listeners.isEmpty() && (writer == null || !configuration.isWriteThrough())) {
             // Nothing to ask the old entry: every entry lives forever, nobody listens, nothing writes
             // through. A plain put skips compute's read of the old value.
+            changes.incrementAndGet(changeStripe(key)); // before the change shows, as compute does
             store.put(key, Expirable.of(value, Expirable.NEVER));
             op.stored = 1;
         } else {
@@ -1011,6 +1032,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     @Override
     public void clear() {
         ensureOpen();
+        for (int stripe = 0; stripe < CHANGE_STRIPES; stripe++) {
+            changes.incrementAndGet(stripe);
+        }
         store.invalidateAll();
     }
 
@@ -1343,12 +1367,22 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
         store.compute(key, (k, old) -> {
             insideCompute.set(Boolean.TRUE);
+            Expirable<V> result;
             try {
-                return remapping.apply(key, old);
+                result = remapping.apply(key, old);
             } finally {
                 insideCompute.remove();
             }
+            if (result != old) {
+                changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
+            }
+            return result;
         });
+    }
+
+    private static int changeStripe(Object key) {
+        int h = key.hashCode() * 0x9E3779B9;
+        return (h ^ (h >>> 16)) & (CHANGE_STRIPES - 1);
     }
 
     private void checkKey(K key) {
