@@ -398,7 +398,13 @@ public final class MemoryManager implements AutoCloseable {
         if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             throw alreadyReleased(page, slot);
         }
-        revoke(lease);
+        try {
+            revoke(lease);
+        } catch (IllegalStateException inUse) {
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), lease); // still leased: nothing changed
+            throw new IllegalStateException("page " + slot + " of memory manager '" + name + "' is in use by a"
+                    + " native call (its scope is acquired); release it once the call returned", inUse);
+        }
         return slot;
     }
 
@@ -712,7 +718,8 @@ public final class MemoryManager implements AutoCloseable {
         } finally {
             if (!leaks.isEmpty() || retained > 0) {
                 leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
-                        + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end" : ""));
+                        + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end"
+                        + " (or, in use by a native call, until nothing reaches them)" : ""));
             }
         }
     }
@@ -1013,6 +1020,13 @@ public final class MemoryManager implements AutoCloseable {
             Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
             RETAINED_MEMORY_CLEANER.register(lease.thread, chunk::releaseRetained);
+            return false;
+        } catch (IllegalStateException inUse) {
+            // a shared page held by a running native call (its scope is acquired): it cannot be closed now,
+            // and close must go on; the chunk stays until nothing can reach the page's scope any more
+            Chunk chunk = chunks[slot >>> chunkShift];
+            chunk.retained.incrementAndGet();
+            RETAINED_MEMORY_CLEANER.register(lease.arena.scope(), chunk::releaseRetained);
             return false;
         }
     }

@@ -94,7 +94,8 @@ public final class Segments {
      * @throws IllegalArgumentException  if the two regions overlap (same segment, or two segments
      *                                   over the same memory) and {@code length > 0}: a swap of
      *                                   overlapping regions has no meaningful result, so nothing is
-     *                                   changed
+     *                                   changed; or if a segment is read-only and {@code length > 0}
+     *                                   (nothing is changed either)
      * @throws IllegalStateException     if a segment's arena is closed
      */
     public static void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -239,6 +240,25 @@ class SegmentsTest {
             assertThat(a.toArray(ValueLayout.JAVA_BYTE)).as("n=%d", n).isEqualTo(ea);
             assertThat(b.toArray(ValueLayout.JAVA_BYTE)).as("n=%d", n).isEqualTo(eb);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {16, 1 << 20})
+    void aSwapWithAReadOnlySegmentChangesNothing(int length) {
+        // the element loop wrote the first segment, then failed on the read-only second: its bytes were lost
+        byte[] aBytes = new byte[length];
+        byte[] bBytes = new byte[length];
+        java.util.Arrays.fill(aBytes, (byte) 1);
+        java.util.Arrays.fill(bBytes, (byte) 2);
+        MemorySegment a = MemorySegment.ofArray(aBytes);
+        MemorySegment b = MemorySegment.ofArray(bBytes);
+        assertThatThrownBy(() -> Segments.swap(a, 0, b.asReadOnly(), 0, length))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-only");
+        assertThatThrownBy(() -> Segments.swap(a.asReadOnly(), 0, b, 0, length))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(aBytes).containsOnly((byte) 1);
+        assertThat(bBytes).containsOnly((byte) 2);
+        Segments.swap(a.asReadOnly(), 0, b, 0, 0); // nothing to swap: no exception
     }
 
     @ParameterizedTest

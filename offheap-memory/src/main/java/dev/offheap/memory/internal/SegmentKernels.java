@@ -94,7 +94,12 @@ public final class SegmentKernels extends SegmentKernel {
             return;
         }
         checkDisjoint(a, aOffset, b, bOffset, length);
-        if (length >= BULK_SWAP_THRESHOLD && !a.isReadOnly() && !b.isReadOnly()) {
+        if (a.isReadOnly() || b.isReadOnly()) {
+            // before any write: the loop below wrote a first and then failed on a read-only b, and a's bytes were lost
+            throw new IllegalArgumentException("swap of a read-only segment: " + (a.isReadOnly() ? a : b)
+                    + "; nothing was changed");
+        }
+        if (length >= BULK_SWAP_THRESHOLD) {
             swapByBulkCopies(a, aOffset, b, bOffset, length);
             return;
         }
