@@ -141,6 +141,41 @@ class JCacheConcurrencyTest {
 
     static final Map<Integer, String> DB = new ConcurrentHashMap<>();
 
+    /** Loader of the test below: every key's value is its number. */
+    public static final class NumberLoader implements CacheLoader<Integer, String>, java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String load(Integer key) {
+            return "v" + key;
+        }
+
+        @Override
+        public Map<Integer, String> loadAll(Iterable<? extends Integer> keys) {
+            Map<Integer, String> all = new java.util.HashMap<>();
+            keys.forEach(key -> all.put(key, load(key)));
+            return all;
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    @Timeout(30)
+    void aReadThroughGetAllStoresEveryKeyItLoaded() {
+        // its own first store of a stripe of keys once counted as a change, and the stripe's other keys,
+        // loaded in the same call, were returned but not stored
+        OffHeapConfiguration<Integer, String> c = new OffHeapConfiguration<>();
+        c.setCapacityBytes(8L << 20).setTypes(Integer.class, String.class);
+        c.setReadThrough(true).setCacheLoaderFactory(FactoryBuilder.factoryOf(NumberLoader.class));
+        Cache<Integer, String> cache = manager.createCache("getAll-stripes", c);
+        java.util.Set<Integer> keys = new java.util.HashSet<>();
+        for (int k = 0; k < 5_000; k++) {
+            keys.add(k);
+        }
+        assertThat(cache.getAll(keys)).hasSize(5_000);
+        long stored = keys.stream().filter(cache::containsKey).count();
+        assertThat(stored).as("keys stored by the getAll that loaded them").isEqualTo(5_000);
+    }
+
     @RepeatedTest(2)
     @Timeout(30)
     void aReadThroughLoadDoesNotResurrectAnEntryRemovedDuringTheLoad() throws Exception {

@@ -369,7 +369,7 @@ public final class Budget implements AutoCloseable {
      * may still refuse
      */
     public long available() {
-        return Math.max(0, limit - used());
+        return Math.max(0, ceiling - used());
     }
 
     /** @return the short name */
@@ -560,7 +560,7 @@ public final class Budget implements AutoCloseable {
         }
         sb.append(": limit ").append(ByteSize.format(limit))
                 .append(", used ").append(ByteSize.format(usedNow))
-                .append(", available ").append(ByteSize.format(Math.max(0, limit - usedNow)));
+                .append(", available ").append(ByteSize.format(Math.max(0, ceiling - usedNow)));
         List<Budget> biggest = new ArrayList<>(children);
         biggest.sort(Comparator.comparingLong(Budget::reserved).reversed());
         sb.append("; biggest users: ");

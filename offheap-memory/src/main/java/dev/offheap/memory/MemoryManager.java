@@ -395,15 +395,19 @@ public final class MemoryManager implements AutoCloseable {
             throw new WrongThreadException("page " + slot + " of memory manager '" + name + "' is confined to thread '"
                     + lease.thread.getName() + "'; release it from that thread, or build the manager with PageAccess.SHARED");
         }
-        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
-            throw alreadyReleased(page, slot);
-        }
+        // revoke first, with the lease still in its slot: a close() or releaseAll() scanning meanwhile sees the
+        // page (emptied before, the slot hid it from them while a revoke that failed put it back)
         try {
             revoke(lease);
         } catch (IllegalStateException inUse) {
-            SLOT_STATE.setRelease(slotState, stateIndex(slot), lease); // still leased: nothing changed
             throw new IllegalStateException("page " + slot + " of memory manager '" + name + "' is in use by a"
                     + " native call (its scope is acquired); release it once the call returned", inUse);
+        }
+        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
+            if (closed) {
+                return -1; // close took the lease meanwhile: nothing to recycle, as after close
+            }
+            throw alreadyReleased(page, slot);
         }
         return slot;
     }
@@ -1023,16 +1027,20 @@ public final class MemoryManager implements AutoCloseable {
             return false;
         } catch (IllegalStateException inUse) {
             // a shared page held by a running native call (its scope is acquired): it cannot be closed now,
-            // and close must go on; the chunk stays until nothing can reach the page's scope any more
+            // and close must go on; the chunk stays until nothing can reach the page's scope any more, so
+            // the slot lets go of the lease (which holds the scope)
             Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
             RETAINED_MEMORY_CLEANER.register(lease.arena.scope(), chunk::releaseRetained);
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return false;
         }
     }
 
     private void returnSlots(int[] slots, int from, int count) {
-        if (count > 0) {
+        // after close nothing goes back: close returns the whole budget, and a release racing its own would
+        // make it over-release
+        if (count > 0 && !closed) {
             freeSlots.pushAll(slots, from, count);
             budget.release((long) count << pageShift);
         }

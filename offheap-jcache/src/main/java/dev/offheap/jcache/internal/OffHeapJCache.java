@@ -551,15 +551,16 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
             }
             if (!missing.isEmpty() && readsThrough()) {
-                long[] changesSeen = new long[CHANGE_STRIPES]; // before the loader reads: see getValue
-                for (int stripe = 0; stripe < CHANGE_STRIPES; stripe++) {
-                    changesSeen[stripe] = changes.get(stripe);
+                long[] changesSeen = new long[missing.size()]; // before the loader reads: see getValue
+                for (int i = 0; i < changesSeen.length; i++) {
+                    changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
                 Map<K, V> loaded = loadMany(missing);
-                for (K key : missing) {
+                for (int i = 0; i < changesSeen.length; i++) {
+                    K key = missing.get(i);
                     V value = loaded.get(key);
                     if (value != null) {
-                        storeLoaded(key, value, false, changesSeen[changeStripe(key)], op);
+                        storeLoaded(key, value, false, changesSeen[i], op);
                         result.put(key, value);
                     }
                 }
@@ -642,7 +643,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return op.create(key, value, old);
             }
             return replaceExisting ? op.update(key, value, live) : old;
-        });
+        }, false);
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1365,6 +1366,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * thread doing the reverse.
      */
     private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
+        compute(key, remapping, true);
+    }
+
+    /**
+     * @param countsAsChange whether a new value counts in {@link #changes}: not for a read-through load's
+     *                       own store, or a getAll's first store would stop its stores of the stripe's other keys
+     */
+    private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
         store.compute(key, (k, old) -> {
             insideCompute.set(Boolean.TRUE);
             Expirable<V> result;
@@ -1373,7 +1382,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             } finally {
                 insideCompute.remove();
             }
-            if (result != old) {
+            if (countsAsChange && result != old) {
                 changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
             }
             return result;

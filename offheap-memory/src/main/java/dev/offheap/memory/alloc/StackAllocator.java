@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Per-thread stacks of native memory in the style of LWJGL's {@code MemoryStack}: push a
@@ -155,7 +156,7 @@ public final class StackAllocator implements AutoCloseable {
         synchronized (stacks) {
             long sum = 0;
             for (ThreadStack s : stacks) {
-                sum += s.bytes;
+                sum += s.bytes.get();
             }
             return sum;
         }
@@ -275,8 +276,9 @@ public final class StackAllocator implements AutoCloseable {
     private void free(ThreadStack s) {
         s.freed = true;
         s.arena.close();
-        if (budget != null && s.bytes > 0) {
-            budget.release(s.bytes);
+        long bytes = s.bytes.get();
+        if (budget != null && bytes > 0) {
+            budget.release(bytes);
         }
     }
 
@@ -286,15 +288,14 @@ public final class StackAllocator implements AutoCloseable {
      */
     private void retainUntilThreadEnds(ThreadStack s) {
         s.freed = true;
-        long bytes;
-        synchronized (stacks) {
-            bytes = s.bytes;
-        }
         // the action must not reach the thread, or it would never run
         Arena arena = s.arena;
         Budget charged = budget;
+        AtomicLong chunkBytes = s.bytes;
         RetainedStacks.CLEANER.register(s.thread, () -> {
             arena.close();
+            // read when the memory goes: the thread may have grown its stack after close
+            long bytes = chunkBytes.get();
             if (charged != null && bytes > 0) {
                 charged.release(bytes);
             }
@@ -326,7 +327,8 @@ public final class StackAllocator implements AutoCloseable {
         long[] seqAtDepth = new long[16];
         /** FULL mode only: the open frames, whose scopes an out-of-order close must close. */
         Frame[] openFrames;
-        long bytes;
+        /** Bytes of its chunks; an object of its own, so that a cleaner can read it without the thread. */
+        final AtomicLong bytes = new AtomicLong();
         /**
          * Set by the allocator's close, which may run on another thread. Deliberately not volatile: a
          * volatile read on every push and allocation cost about 1 ns of 8. If the owner thread has not
@@ -386,7 +388,7 @@ public final class StackAllocator implements AutoCloseable {
             }
             chunks[chunkCount++] = chunk;
             synchronized (StackAllocator.this.stacks) {
-                bytes += size;
+                bytes.addAndGet(size);
             }
             return chunk;
         }
