@@ -815,16 +815,13 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     private void refuseLeaseAfterClose(int slot, Lease lease) {
-        // if close's scan took the lease, it revoked it (or keeps the chunk until this thread ends)
+        // if close's scan took the lease, it revoked it (or keeps the chunk until this thread ends); revoke
+        // tolerates an arena the scan closed meanwhile
         if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             if (lease.arena == null) {
                 dropHeapArray(slot);
-            } else if (lease.arena.scope().isAlive()) {
-                try {
-                    lease.arena.close();
-                } catch (IllegalStateException closedByTheScan) {
-                    // a shared page's arena, closed meanwhile by close()'s scan
-                }
+            } else {
+                revoke(lease);
             }
         }
         throw new IllegalStateException("memory manager '" + name + "' is closed");

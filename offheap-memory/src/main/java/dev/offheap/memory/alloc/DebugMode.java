@@ -1,6 +1,7 @@
 package dev.offheap.memory.alloc;
 
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * How much an allocator records about its allocations, to find leaks, double frees and use after
@@ -47,6 +48,14 @@ public enum DebugMode {
      * proportional cost.
      */
     public static final int DEFAULT_SAMPLE_RATE = 4096;
+
+    /**
+     * Draws whether an allocation made now is tracked, for allocations off the per-thread countdowns
+     * (large blocks): every one in FULL, a random 1 in {@code sampleRate} in SAMPLED, none in OFF.
+     */
+    boolean tracksNext(int sampleRate) {
+        return this == FULL || this == SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0;
+    }
 
     /**
      * The mode every allocator builder starts with: the value of the system property

@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -156,7 +155,7 @@ public final class NativeAllocator implements Allocator {
         if (closed) {
             throw Checks.closed(name);
         }
-        boolean track = tracker != null && (debug == DebugMode.FULL || ThreadLocalRandom.current().nextInt(sampleRate) == 0);
+        boolean track = tracker != null && debug.tracksNext(sampleRate);
         if (budget != null) {
             budget.reserve(byteSize);
         }

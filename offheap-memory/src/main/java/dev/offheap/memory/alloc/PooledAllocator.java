@@ -469,8 +469,7 @@ public final class PooledAllocator implements Allocator {
         UnitRange.Allocation allocation = range.allocate(units, -1, false);
         Span span = allocation.span();
         long address = (span.base + byteAlignment - 1) & -byteAlignment;
-        boolean track = debug == DebugMode.FULL
-                || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0;
+        boolean track = debug.tracksNext(sampleRate);
         Arena own = track && debug == DebugMode.FULL ? Arena.ofShared() : null;
         range.markLarge(span, address, byteSize, own);
         if (track) {
@@ -491,8 +490,7 @@ public final class PooledAllocator implements Allocator {
             return null;
         }
         MemorySegment segment = page.asSlice(0, byteSize);
-        boolean tracked = debug == DebugMode.FULL
-                || debug == DebugMode.SAMPLED && ThreadLocalRandom.current().nextInt(sampleRate) == 0;
+        boolean tracked = debug.tracksNext(sampleRate);
         // under the close lock: close() either finds the block and releases its page with the others, or
         // has closed first and the page goes back here (a page recorded after close's releaseAll stayed
         // held for good, and its segment live)

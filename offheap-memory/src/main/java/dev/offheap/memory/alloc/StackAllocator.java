@@ -387,9 +387,7 @@ public final class StackAllocator implements AutoCloseable {
                 chunks = java.util.Arrays.copyOf(chunks, chunkCount * 2);
             }
             chunks[chunkCount++] = chunk;
-            synchronized (StackAllocator.this.stacks) {
-                bytes.addAndGet(size);
-            }
+            bytes.addAndGet(size);
             return chunk;
         }
 
