@@ -1,5 +1,6 @@
 package dev.offheap.memory;
 
+import dev.offheap.memory.internal.FileSpace;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
 import dev.offheap.memory.internal.SlotStack;
 import dev.offheap.memory.internal.SpillEvent;
@@ -1277,15 +1278,35 @@ public final class MemoryManager implements AutoCloseable {
             Arena arena = Arena.ofShared();
             try (FileChannel channel = FileChannel.open(absolute, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE)) {
+                // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
+                // when a page is first written after its file system filled up.
+                FileSpace.reserve(absolute, bytes);
                 MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
                 return new Chunk(0, memory, arena);
-            } catch (IOException | RuntimeException e) {
+            } catch (FileSpace.FileSpaceException e) {
                 arena.close();
+                deleteIfCreated(absolute, existed);
+                throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
+                        + " for memory manager '" + name + "': " + e.getMessage(), e);
+            } catch (IOException | RuntimeException | Error e) {
+                arena.close();
+                deleteIfCreated(absolute, existed);
                 throw e;
             }
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot create or map file " + absolute + " for memory manager '" + name
                     + "': " + e, e);
+        }
+    }
+
+    /** Removes a mapped file that a failed build created, so that a failure leaves no file behind. */
+    private static void deleteIfCreated(Path file, boolean existed) {
+        if (!existed) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // the build's own failure is what the caller needs to see
+            }
         }
     }
 
@@ -1749,7 +1770,10 @@ public final class MemoryManager implements AutoCloseable {
 
         /**
          * Sets the file that backs a {@link MemoryType#MAPPED} manager, on disk or in {@code /dev/shm}.
-         * It is created if missing; an existing file must hold at least the total size.
+         * It is created if missing; an existing file must hold at least the total size. On Linux
+         * {@link #build()} allocates every block of the file's first total-size bytes
+         * ({@code posix_fallocate}; blocks already there keep their contents), so that no write
+         * through a page can fail later for want of space.
          *
          * @param file the path
          * @return this builder
@@ -1889,7 +1913,8 @@ public final class MemoryManager implements AutoCloseable {
          * @throws IllegalStateException    if no size was set
          * @throws IllegalArgumentException if the size is not a multiple of the page size, exceeds
          *                                  2^31-1 pages, a fraction yields less than one page, or a
-         *                                  mapped file is missing, too small or cannot be created
+         *                                  mapped file is missing, too small, cannot be created or
+         *                                  its file system has no room for all of its blocks
          * @throws BudgetExceededException  if the parent budget cannot give the size
          * @throws OutOfMemoryError         if preallocated native memory cannot be obtained
          */
