@@ -11,6 +11,8 @@
  * <li>{@link dev.offheap.bench.cache.CacheGetAllBenchmark}: bulk gets of 64 keys, {@code getAllPresent}
  *     against a loop of single gets; {@link dev.offheap.bench.cache.JCacheGetAllBenchmark} the same through
  *     the JCache layer ({@code offheap-jcache}).
+ * <li>{@link dev.offheap.bench.cache.JCacheListenerBenchmark} and its two-thread subclass: JCache puts
+ *     with a synchronous entry listener against puts without one.
  * <li>{@link dev.offheap.bench.cache.CacheBandwidthBenchmark}: bytes per second of copying gets and
  *     puts against {@code MemorySegment.copy} of the same bytes.
  * <li>{@link dev.offheap.bench.cache.CacheFootprintBenchmark}: native bytes per entry, from each

@@ -91,6 +91,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private final AtomicLongArray changes = new AtomicLongArray(CHANGE_STRIPES);
     private static final int CHANGE_STRIPES = 1024;
+    /** Delivers each key's events in the order of its changes; see {@link EventOrder}. */
+    private final EventOrder eventOrder;
+    /**
+     * Set while this thread delivers events to synchronous listeners. A listener's own cache call makes
+     * events that cannot wait for their turn (the turn before is the one being delivered): they take no
+     * ticket and are delivered at once.
+     */
+    private final ThreadLocal<Boolean> delivering = new ThreadLocal<>();
     /** For {@link #storeLoaded}: store whatever changed meanwhile (an explicit loadAll). */
     private static final long ANY_CHANGES = Long.MIN_VALUE;
 
@@ -106,6 +114,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         this.writer = createWriter(configuration);
         this.expiryPolicy = configuration.getExpiryPolicyFactory().create();
         this.eternal = expiryPolicy != null && expiryPolicy.getClass() == EternalExpiryPolicy.class;
+        this.eventOrder = new EventOrder(CHANGE_STRIPES, name);
         for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
             listeners.add(new ListenerRegistration<>(listener));
         }
@@ -210,11 +219,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     // ---------------------------------------------------------------------------------------------------
     // Per-operation bookkeeping
 
+    /**
+     * An event with its place in its key's order: the stripe and ticket taken under the key's lock, or
+     * {@link #UNORDERED}. A null event keeps only the place (its change never showed).
+     */
+    private record PendingEvent<K, V>(JCacheEntryEvent<K, V> event, int stripe, long ticket) {
+        static final long UNORDERED = -1;
+
+        boolean ordered() {
+            return ticket != UNORDERED;
+        }
+
+        PendingEvent<K, V> withoutEvent() {
+            return new PendingEvent<>(null, stripe, ticket);
+        }
+    }
+
     /** What one operation observed: its clock, its events and a failure to rethrow after the store call. */
     private final class Op {
         final long now = System.currentTimeMillis();
         final long startNanos = statisticsOn() ? System.nanoTime() : 0;
-        List<JCacheEntryEvent<K, V>> events;
+        /** Events made so far and not yet delivered, in the order they were made. */
+        List<PendingEvent<K, V>> events;
         RuntimeException failure;
         /** Entries this operation stored (a creation that expires at once stores nothing). */
         int stored;
@@ -241,6 +267,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return Expirable.of(value, updateExpiry(now, live.expiresAtMillis()));
         }
 
+        /** Records an event; called under the store's lock of {@code key}, where its ticket is taken. */
         void event(EventType type, K key, V value, V oldValue) {
             if (listeners.isEmpty()) {
                 return;
@@ -249,7 +276,45 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 events = new ArrayList<>(2);
             }
             boolean hasOld = type != EventType.CREATED;
-            events.add(new JCacheEntryEvent<>(OffHeapJCache.this, type, key, value, hasOld ? oldValue : null, hasOld));
+            JCacheEntryEvent<K, V> event =
+                    new JCacheEntryEvent<>(OffHeapJCache.this, type, key, value, hasOld ? oldValue : null, hasOld);
+            int stripe = changeStripe(key);
+            long ticket = delivering.get() == null ? eventOrder.take(stripe) : PendingEvent.UNORDERED;
+            events.add(new PendingEvent<>(event, stripe, ticket));
+        }
+
+        /** @return a mark for {@link #abandonEventsFrom}: the number of events made so far */
+        int eventMark() {
+            return events == null ? 0 : events.size();
+        }
+
+        /**
+         * Delivers the events made so far, before {@code failure} leaves the operation without reaching
+         * {@link #finish()}: their changes showed, and their turns would hold up later events of their keys.
+         */
+        void deliverBeforeFailure(Throwable failure) {
+            abandonEventsFrom(eventMark(), failure);
+        }
+
+        /**
+         * The store call that made the events from {@code mark} on failed, so their changes never showed:
+         * they are not delivered. The events before them, whose changes did, are delivered now, as the
+         * operation's failure leaves it before {@link #finish()}; so are the discarded events' turns given up.
+         *
+         * @param failure the store call's failure; a listener's exception is added to it as suppressed
+         */
+        void abandonEventsFrom(int mark, Throwable failure) {
+            if (events == null) {
+                return;
+            }
+            for (int i = mark; i < events.size(); i++) {
+                events.set(i, events.get(i).withoutEvent());
+            }
+            try {
+                deliver();
+            } catch (RuntimeException listenerFailure) {
+                failure.addSuppressed(listenerFailure);
+            }
         }
 
         /** A REMOVED or EXPIRED event; decodes the old value only if someone listens. */
@@ -263,15 +328,71 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return System.nanoTime() - startNanos;
         }
 
-        /** Dispatches the events, then rethrows a failure recorded inside the store call. */
+        /**
+         * Delivers the events, then rethrows a failure recorded inside the store call.
+         *
+         * @throws javax.cache.event.CacheEntryListenerException the first synchronous listener's failure
+         *         (later ones suppressed in it), after every event went to every listener
+         */
         void finish() {
-            if (events != null) {
-                for (ListenerRegistration<K, V> listener : listeners) {
-                    listener.dispatch(events);
-                }
-            }
+            deliver();
             if (failure != null) {
                 throw failure;
+            }
+        }
+
+        /**
+         * Delivers every pending event to every listener, each in its key's turn, and completes the turns
+         * even where a listener throws: a turn left open would hold up the key's later events.
+         */
+        private void deliver() {
+            if (events == null) {
+                return;
+            }
+            List<PendingEvent<K, V>> pending = events;
+            events = null;
+            RuntimeException listenerFailure = null;
+            boolean outermost = delivering.get() == null;
+            if (outermost) {
+                delivering.set(Boolean.TRUE);
+            }
+            try {
+                for (PendingEvent<K, V> next : pending) {
+                    if (next.ordered()) {
+                        eventOrder.awaitTurn(next.stripe(), next.ticket());
+                    }
+                    try {
+                        if (next.event() != null) {
+                            List<JCacheEntryEvent<K, V>> one = List.of(next.event());
+                            for (ListenerRegistration<K, V> listener : listeners) {
+                                try {
+                                    listener.dispatch(one);
+                                } catch (RuntimeException e) {
+                                    if (listenerFailure == null) {
+                                        listenerFailure = e;
+                                    } else {
+                                        listenerFailure.addSuppressed(e);
+                                    }
+                                }
+                            }
+                        }
+                    } finally {
+                        if (next.ordered()) {
+                            eventOrder.complete(next.stripe(), next.ticket());
+                        }
+                    }
+                }
+            } finally {
+                if (outermost) {
+                    delivering.remove();
+                }
+            }
+            if (listenerFailure != null) {
+                if (failure != null && failure != listenerFailure) {
+                    listenerFailure.addSuppressed(failure);
+                    failure = null;
+                }
+                throw listenerFailure;
             }
         }
     }
@@ -410,7 +531,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             // before the loader reads its source: a change after this may be newer than what it reads
             long changesSeen = changes.get(changeStripe(key));
-            value = load(key);
+            try {
+                value = load(key);
+            } catch (RuntimeException | Error e) {
+                op.deliverBeforeFailure(e); // an expired entry it dropped first
+                throw e;
+            }
             if (value != null) {
                 storeLoaded(key, value, false, changesSeen, op);
             }
@@ -431,7 +557,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (stored != null && !stored.isExpiredAt(now)) {
             long at = accessExpiry(now, stored.expiresAtMillis());
             if (at != stored.expiresAtMillis()) {
-                compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+                compute(key, null, (k, current) -> current == null ? null : current.withExpiry(at));
             }
             if (statisticsOn()) {
                 statistics.hits(1);
@@ -454,7 +580,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private boolean expire(K key, Op op) {
         boolean[] dropped = new boolean[1];
-        compute(key, (k, current) -> {
+        compute(key, op, (k, current) -> {
             if (current != null && current.isExpiredAt(op.now)) {
                 op.gone(EventType.EXPIRED, key, current);
                 dropped[0] = true;
@@ -555,7 +681,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 for (int i = 0; i < changesSeen.length; i++) {
                     changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
-                Map<K, V> loaded = loadMany(missing);
+                Map<K, V> loaded;
+                try {
+                    loaded = loadMany(missing);
+                } catch (RuntimeException | Error e) {
+                    op.deliverBeforeFailure(e); // expired entries it dropped first
+                    throw e;
+                }
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
                     V value = loaded.get(key);
@@ -634,7 +766,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * {@code changesSeen} (the key's change count before the loader ran, or {@link #ANY_CHANGES}).
      */
     private void storeLoaded(K key, V value, boolean replaceExisting, long changesSeen, Op op) {
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             if (changesSeen != ANY_CHANGES && changes.get(changeStripe(key)) != changesSeen) {
                 return old; // changed while it loaded: the value loaded may be older than that change
             }
@@ -662,7 +794,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             store.put(key, Expirable.of(value, Expirable.NEVER));
             op.stored = 1;
         } else {
-            compute(key, (k, old) -> putInside(key, value, old, op));
+            compute(key, op, (k, old) -> putInside(key, value, old, op));
         }
         op.finish();
         if (statisticsOn() && op.stored > 0) {
@@ -706,7 +838,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private V putAndGetOld(K key, V value, Op op, boolean onlyIfPresent) {
         List<V> previous = new ArrayList<>(1);
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (onlyIfPresent && live == null) {
                 return old;
@@ -754,7 +886,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         for (Map.Entry<K, V> entry : toPut.entrySet()) {
             K key = entry.getKey();
             V value = entry.getValue();
-            compute(key, (k, old) -> {
+            compute(key, op, (k, old) -> {
                 Expirable<V> live = live(old, op.now);
                 return live == null ? op.create(key, value, old) : op.update(key, value, live);
             });
@@ -782,7 +914,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             return false;
         }
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             if (live(old, op.now) != null) {
                 return old;
             }
@@ -806,7 +938,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkKey(key);
         Op op = new Op();
         boolean[] removed = new boolean[1];
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             removed[0] = removeInside(key, old, op) != null;
             return op.failure == null ? null : old;
         });
@@ -879,7 +1011,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private Match applyIfEquals(K key, V expected, Op op, BiFunction<Expirable<V>, Expirable<V>, Expirable<V>> change) {
         Match[] outcome = {Match.ABSENT};
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
                 return old;
@@ -907,7 +1039,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkKey(key);
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             Expirable<V> live = removeInside(key, old, op);
             if (live != null) {
                 previous.add(live.value());
@@ -1007,7 +1139,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         long removed = 0;
         for (K key : toRemove) {
             boolean[] was = new boolean[1];
-            compute(key, (k, old) -> {
+            compute(key, op, (k, old) -> {
                 if (old == null) {
                     return null;
                 }
@@ -1051,7 +1183,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         List<T> result = new ArrayList<>(1);
         boolean[] existed = new boolean[1];
         ProcessorEntry.Operation[] done = new ProcessorEntry.Operation[1];
-        compute(key, (k, old) -> {
+        compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             existed[0] = live != null;
             ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live, readsThrough() ? loader : null);
@@ -1194,7 +1326,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     K key = candidate.getKey();
                     long at = accessExpiry(now, stored.expiresAtMillis());
                     if (at != stored.expiresAtMillis()) {
-                        compute(key, (k, current) -> current == null ? null : current.withExpiry(at));
+                        compute(key, null, (k, current) -> current == null ? null : current.withExpiry(at));
                     }
                     next = new CacheEntry<>(key, stored.value());
                 }
@@ -1224,7 +1356,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 last = null;
                 Op op = new Op();
                 boolean[] removed = new boolean[1];
-                compute(key, (k, old) -> {
+                compute(key, op, (k, old) -> {
                     try {
                         delete(key);
                     } catch (RuntimeException e) {
@@ -1365,28 +1497,40 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * cache would refuse a call for the same segment, and one for another segment could deadlock with a
      * thread doing the reverse.
      */
-    private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
-        compute(key, remapping, true);
+    private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
+        compute(key, op, remapping, true);
     }
 
     /**
+     * @param op             the operation whose events {@code remapping} records, or null if it records none
      * @param countsAsChange whether a new value counts in {@link #changes}: not for a read-through load's
      *                       own store, or a getAll's first store would stop its stores of the stripe's other keys
      */
-    private void compute(K key, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
-        store.compute(key, (k, old) -> {
-            insideCompute.set(Boolean.TRUE);
-            Expirable<V> result;
-            try {
-                result = remapping.apply(key, old);
-            } finally {
-                insideCompute.remove();
+    private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
+        int eventMark = op == null ? 0 : op.eventMark();
+        try {
+            store.compute(key, (k, old) -> {
+                insideCompute.set(Boolean.TRUE);
+                Expirable<V> result;
+                try {
+                    result = remapping.apply(key, old);
+                } finally {
+                    insideCompute.remove();
+                }
+                if (countsAsChange && result != old) {
+                    changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
+                }
+                return result;
+            });
+        } catch (RuntimeException | Error e) {
+            // The new value never showed (a serializer failed, the value is over the limit, the cache
+            // closed): drop the events it made, but deliver the operation's earlier ones and give up the
+            // dropped ones' turns, or the keys' later events would wait for them.
+            if (op != null) {
+                op.abandonEventsFrom(eventMark, e);
             }
-            if (countsAsChange && result != old) {
-                changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
-            }
-            return result;
-        });
+            throw e;
+        }
     }
 
     private static int changeStripe(Object key) {
