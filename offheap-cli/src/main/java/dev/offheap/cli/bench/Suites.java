@@ -36,7 +36,7 @@ public record Suites(List<Suite> all) {
                 new Suite("cache", "dev.offheap.bench.cache",
                         "OffHeapCache gets, bulk gets (also through JCache), puts and a 90/10 mix at 100 B and 100 KB values, 1 and 2 threads, "
                                 + "against Caffeine and OHC; bandwidth against MemorySegment.copy; bytes per entry "
-                                + "(NMT); hit ratio on Zipf and scan streams",
+                                + "(NMT); hit ratio on Zipf and scan streams; JCache puts with a synchronous listener",
                         // quick: the same value sizes with a tenth of the keys or fewer, so that filling
                         // a cache takes a fraction of a second per fork
                         Map.of("workload", List.of("100000x100", "1000x100000"),
