@@ -9,13 +9,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
 import javax.cache.event.CacheEntryCreatedListener;
@@ -23,8 +20,6 @@ import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryUpdatedListener;
 import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheWriter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,25 +28,7 @@ import org.junit.jupiter.api.Timeout;
  * deregistration or close of an asynchronous listener threw RejectedExecutionException; a read-through
  * load that began before a put and a remove of its key stored its older value again.
  */
-class JCacheConcurrencyTest {
-    private OffHeapCachingProvider provider;
-    private CacheManager manager;
-    private ExecutorService pool;
-
-    @BeforeEach
-    void open() {
-        provider = new OffHeapCachingProvider();
-        manager = provider.getCacheManager();
-        pool = Executors.newFixedThreadPool(8);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        pool.shutdownNow();
-        pool.awaitTermination(10, TimeUnit.SECONDS);
-        provider.close();
-    }
-
+class JCacheConcurrencyTest extends ThreadedJCacheTest {
     /** Records (old -> new) for every CREATED/UPDATED event. */
     static final class Recorder implements CacheEntryCreatedListener<Integer, String>,
             CacheEntryUpdatedListener<Integer, String> {

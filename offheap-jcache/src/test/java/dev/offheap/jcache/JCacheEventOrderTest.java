@@ -13,12 +13,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
 import javax.cache.expiry.CreatedExpiryPolicy;
@@ -30,8 +27,6 @@ import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryRemovedListener;
 import javax.cache.event.CacheEntryUpdatedListener;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,25 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (events are made under the entry's lock but delivered after it; before, four threads putting one key
  * produced dozens of UPDATED events whose old value was not the previous event's new value).
  */
-class JCacheEventOrderTest {
-    private OffHeapCachingProvider provider;
-    private CacheManager manager;
-    private ExecutorService pool;
-
-    @BeforeEach
-    void open() {
-        provider = new OffHeapCachingProvider();
-        manager = provider.getCacheManager();
-        pool = Executors.newFixedThreadPool(4);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        pool.shutdownNow();
-        pool.awaitTermination(10, TimeUnit.SECONDS);
-        provider.close();
-    }
-
+class JCacheEventOrderTest extends ThreadedJCacheTest {
     /** Records every CREATED, UPDATED and REMOVED event as {type, key, old value, new value}. */
     static final class Recorder implements CacheEntryCreatedListener<Integer, String>,
             CacheEntryUpdatedListener<Integer, String>, CacheEntryRemovedListener<Integer, String> {
