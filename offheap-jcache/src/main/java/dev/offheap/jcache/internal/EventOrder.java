@@ -61,32 +61,42 @@ final class EventOrder {
         if (seen >= ticket) {
             return;
         }
-        long lastProgress = System.nanoTime();
-        for (int round = 0; ; round++) {
-            if (round < SPINS) {
-                Thread.onSpinWait();
-            } else if (round < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(PARK_NANOS);
-            }
-            long now = completedBelow.get(stripe);
-            if (now >= ticket) {
-                return;
-            }
-            long time = System.nanoTime();
-            if (now != seen) {
-                seen = now;
-                lastProgress = time;
-            } else if (time - lastProgress > GIVE_UP_NANOS) {
-                if (warned.compareAndSet(false, true)) {
-                    LOG.log(System.Logger.Level.WARNING, "cache '" + cacheName + "': an entry event waited "
-                            + TimeUnit.NANOSECONDS.toMillis(GIVE_UP_NANOS) + " ms for the delivery of an earlier event"
-                            + " of a key of its stripe and was delivered without waiting further; events of one key"
-                            + " may then arrive out of order. A synchronous listener that blocks until another"
-                            + " thread's cache operation returns causes this.");
+        // parkNanos returns at once while the interrupt flag is set, so the wait would spin on a core: the
+        // flag is cleared for the wait (an interrupt meanwhile too) and set again after it
+        boolean interrupted = Thread.interrupted();
+        try {
+            long lastProgress = System.nanoTime();
+            for (int round = 0; ; round++) {
+                if (round < SPINS) {
+                    Thread.onSpinWait();
+                } else if (round < SPINS + YIELDS) {
+                    Thread.yield();
+                } else {
+                    LockSupport.parkNanos(PARK_NANOS);
+                    interrupted |= Thread.interrupted();
                 }
-                return;
+                long now = completedBelow.get(stripe);
+                if (now >= ticket) {
+                    return;
+                }
+                long time = System.nanoTime();
+                if (now != seen) {
+                    seen = now;
+                    lastProgress = time;
+                } else if (time - lastProgress > GIVE_UP_NANOS) {
+                    if (warned.compareAndSet(false, true)) {
+                        LOG.log(System.Logger.Level.WARNING, "cache '" + cacheName + "': an entry event waited "
+                                + TimeUnit.NANOSECONDS.toMillis(GIVE_UP_NANOS) + " ms for the delivery of an earlier"
+                                + " event of a key of its stripe and was delivered without waiting further; events of"
+                                + " one key may then arrive out of order. A synchronous listener that blocks until"
+                                + " another thread's cache operation returns causes this.");
+                    }
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

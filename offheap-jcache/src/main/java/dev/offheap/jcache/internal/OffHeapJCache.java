@@ -53,8 +53,9 @@ import javax.management.ObjectName;
  * <p>Each entry is stored off the heap as its serialized key and an {@link Expirable}: the expiry time
  * followed by the serialized value. Every JCache operation that reads and then writes an entry runs inside
  * one {@link OffHeapCache#compute} call, so it is atomic per key; the cache writer and entry processors run
- * inside it too. Events are collected during the operation and dispatched after it, outside the store's
- * lock. Expired entries are dropped lazily, when an operation finds them, and by {@link #cleanUp()}.
+ * inside it too. Events are collected during each store call and delivered after it, outside the store's
+ * lock, in the order of each key's changes ({@link EventOrder}); a listener's exception reaches the
+ * caller when the operation ends. Expired entries are dropped lazily, when an operation finds them, and by {@link #cleanUp()}.
  *
  * <p>Statistics follow JCache's definitions (a put-if-absent that stores counts a put, a get that finds an
  * expired entry counts a miss, ...), counted here; evictions come from the off-heap cache.
@@ -94,11 +95,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /** Delivers each key's events in the order of its changes; see {@link EventOrder}. */
     private final EventOrder eventOrder;
     /**
-     * Set while this thread delivers events to synchronous listeners. A listener's own cache call makes
-     * events that cannot wait for their turn (the turn before is the one being delivered): they take no
-     * ticket and are delivered at once.
+     * Set while this thread delivers events of any cache. A synchronous listener's own call to a cache
+     * makes events that cannot wait for their turn: in its own cache the turn before is the one being
+     * delivered, and in another cache the turn may be held by a thread whose listener waits for this
+     * one's (two caches whose listeners copy into each other). They take no ticket and are delivered at once.
      */
-    private final ThreadLocal<Boolean> delivering = new ThreadLocal<>();
+    private static final ThreadLocal<Boolean> DELIVERING = new ThreadLocal<>();
     /** For {@link #storeLoaded}: store whatever changed meanwhile (an explicit loadAll). */
     private static final long ANY_CHANGES = Long.MIN_VALUE;
 
@@ -242,6 +244,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         /** Events made so far and not yet delivered, in the order they were made. */
         List<PendingEvent<K, V>> events;
         RuntimeException failure;
+        /**
+         * The first synchronous listener's failure (later ones suppressed in it), thrown by {@link #finish()}:
+         * a RuntimeException, or an Error (an assertion in a listener), which does not stop the other events.
+         */
+        Throwable listenerFailure;
         /** Entries this operation stored (a creation that expires at once stores nothing). */
         int stored;
 
@@ -279,7 +286,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             JCacheEntryEvent<K, V> event =
                     new JCacheEntryEvent<>(OffHeapJCache.this, type, key, value, hasOld ? oldValue : null, hasOld);
             int stripe = changeStripe(key);
-            long ticket = delivering.get() == null ? eventOrder.take(stripe) : PendingEvent.UNORDERED;
+            long ticket = DELIVERING.get() == null ? eventOrder.take(stripe) : PendingEvent.UNORDERED;
             events.add(new PendingEvent<>(event, stripe, ticket));
         }
 
@@ -310,10 +317,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             for (int i = mark; i < events.size(); i++) {
                 events.set(i, events.get(i).withoutEvent());
             }
-            try {
-                deliver();
-            } catch (RuntimeException listenerFailure) {
+            deliver();
+            if (listenerFailure != null) {
                 failure.addSuppressed(listenerFailure);
+                listenerFailure = null;
             }
         }
 
@@ -336,6 +343,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
          */
         void finish() {
             deliver();
+            if (listenerFailure != null) {
+                if (failure != null && failure != listenerFailure) {
+                    listenerFailure.addSuppressed(failure);
+                }
+                if (listenerFailure instanceof Error error) {
+                    throw error;
+                }
+                throw (RuntimeException) listenerFailure;
+            }
             if (failure != null) {
                 throw failure;
             }
@@ -343,21 +359,26 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
 
         /**
          * Delivers every pending event to every listener, each in its key's turn, and completes the turns
-         * even where a listener throws: a turn left open would hold up the key's later events.
+         * even where a listener throws: a turn left open would hold up the key's later events. A listener's
+         * exception is kept for {@link #finish()}; a failure of this method itself gives up the turns of the
+         * events not delivered yet.
+         * Called after each store call, so that a turn is not held across the operation's other work (a
+         * bulk operation's other keys, a read-through load).
          */
-        private void deliver() {
-            if (events == null) {
+        void deliver() {
+            if (events == null || events.isEmpty()) {
                 return;
             }
             List<PendingEvent<K, V>> pending = events;
             events = null;
-            RuntimeException listenerFailure = null;
-            boolean outermost = delivering.get() == null;
+            boolean outermost = DELIVERING.get() == null;
             if (outermost) {
-                delivering.set(Boolean.TRUE);
+                DELIVERING.set(Boolean.TRUE);
             }
+            int done = 0;
             try {
-                for (PendingEvent<K, V> next : pending) {
+                for (; done < pending.size(); done++) {
+                    PendingEvent<K, V> next = pending.get(done);
                     if (next.ordered()) {
                         eventOrder.awaitTurn(next.stripe(), next.ticket());
                     }
@@ -367,7 +388,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                             for (ListenerRegistration<K, V> listener : listeners) {
                                 try {
                                     listener.dispatch(one);
-                                } catch (RuntimeException e) {
+                                } catch (RuntimeException | Error e) {
                                     if (listenerFailure == null) {
                                         listenerFailure = e;
                                     } else {
@@ -383,16 +404,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     }
                 }
             } finally {
+                // something left the loop: the events after it are dropped, their turns given up in order
+                for (int i = done + 1; i < pending.size(); i++) {
+                    PendingEvent<K, V> rest = pending.get(i);
+                    if (rest.ordered()) {
+                        eventOrder.awaitTurn(rest.stripe(), rest.ticket());
+                        eventOrder.complete(rest.stripe(), rest.ticket());
+                    }
+                }
                 if (outermost) {
-                    delivering.remove();
+                    DELIVERING.remove();
                 }
-            }
-            if (listenerFailure != null) {
-                if (failure != null && failure != listenerFailure) {
-                    listenerFailure.addSuppressed(failure);
-                    failure = null;
-                }
-                throw listenerFailure;
             }
         }
     }
@@ -1531,10 +1553,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             throw e;
         }
+        if (op != null) {
+            op.deliver(); // now, not at the operation's end: its turns would hold up other threads meanwhile
+        }
     }
 
     private static int changeStripe(Object key) {
-        int h = key.hashCode() * 0x9E3779B9;
+        // byte[] keys are equal by content (the store compares serialized bytes), not by identity
+        int h = (key instanceof byte[] bytes ? java.util.Arrays.hashCode(bytes) : key.hashCode()) * 0x9E3779B9;
         return (h ^ (h >>> 16)) & (CHANGE_STRIPES - 1);
     }
 
