@@ -17,7 +17,12 @@ import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Cleaner;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -1257,15 +1262,22 @@ public final class MemoryManager implements AutoCloseable {
         if (file == null) {
             throw new IllegalArgumentException("memory type MAPPED needs a file: call mappedFile(path)");
         }
+        if (file.getFileSystem() != FileSystems.getDefault()) {
+            throw new IllegalArgumentException("mapped file " + file.toUri() + " is not on the default file system;"
+                    + " only a file there can be mapped");
+        }
         Path absolute = file.toAbsolutePath();
         try {
             if (Files.isDirectory(absolute)) {
                 throw new IllegalArgumentException("mapped file " + absolute + " is a directory");
             }
             boolean existed = Files.exists(absolute);
+            if (existed && !Files.isRegularFile(absolute)) {
+                throw new IllegalArgumentException("mapped file " + absolute + " is not a regular file (a device, a FIFO"
+                        + " or a socket)");
+            }
             if (existed && Files.size(absolute) < bytes) {
-                throw new IllegalArgumentException("mapped file " + absolute + " holds " + Files.size(absolute)
-                        + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
+                throw tooSmall(absolute, Files.size(absolute), bytes);
             }
             Path directory = absolute.getParent();
             if (!existed && directory != null && Files.isDirectory(directory)) {
@@ -1275,23 +1287,37 @@ public final class MemoryManager implements AutoCloseable {
                             + ": its file system has only " + ByteSize.format(usable) + " free");
                 }
             }
+            // Whether this build created the file is what open says, not what a check before it saw: another
+            // process may create the file in between, and a dangling symlink "does not exist" but is the user's.
+            OpenedFile opened = openOrCreate(absolute);
+            FileChannel channel = opened.channel();
             Arena arena = Arena.ofShared();
-            try (FileChannel channel = FileChannel.open(absolute, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
+            boolean mapped = false;
+            try {
+                if (opened.created() == null && channel.size() < bytes) {
+                    throw tooSmall(absolute, channel.size(), bytes);
+                }
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
                 // when a page is first written after its file system filled up.
                 FileSpace.reserve(absolute, bytes);
                 MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
-                return new Chunk(0, memory, arena);
+                // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
+                lockForManager(channel, absolute);
+                mapped = true;
+                return new Chunk(0, memory, arena, channel);
             } catch (FileSpace.FileSpaceException e) {
-                arena.close();
-                deleteIfCreated(absolute, existed);
                 throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
                         + " for memory manager '" + name + "': " + e.getMessage(), e);
-            } catch (IOException | RuntimeException | Error e) {
-                arena.close();
-                deleteIfCreated(absolute, existed);
-                throw e;
+            } finally {
+                if (!mapped) {
+                    arena.close();
+                    deleteIfCreated(opened.created());
+                    try {
+                        channel.close();
+                    } catch (IOException ignored) {
+                        // the build's own failure is what the caller needs to see
+                    }
+                }
             }
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot create or map file " + absolute + " for memory manager '" + name
@@ -1299,11 +1325,63 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Removes a mapped file that a failed build created, so that a failure leaves no file behind. */
-    private static void deleteIfCreated(Path file, boolean existed) {
-        if (!existed) {
+    private static IllegalArgumentException tooSmall(Path file, long size, long bytes) {
+        return new IllegalArgumentException("mapped file " + file + " holds " + size + " bytes but the memory manager needs "
+                + bytes + "; delete it or configure a smaller size");
+    }
+
+    /** A channel on the mapped file, and the file this build created ({@code null} if it existed). */
+    private record OpenedFile(FileChannel channel, Path created) {
+    }
+
+    /**
+     * Opens the file, creating it if missing (through a dangling symlink too: then the link's target is
+     * created), and says which file the call created.
+     */
+    private static OpenedFile openOrCreate(Path path) throws IOException {
+        Path target = path;
+        for (int attempt = 0; ; attempt++) {
             try {
-                Files.deleteIfExists(file);
+                return new OpenedFile(FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE), target);
+            } catch (FileAlreadyExistsException exists) {
+                try {
+                    return new OpenedFile(FileChannel.open(target, StandardOpenOption.READ, StandardOpenOption.WRITE), null);
+                } catch (NoSuchFileException gone) {
+                    // a dangling symlink (create its target), or a file removed since: try again, a few times
+                    if (attempt >= 40) {
+                        throw gone;
+                    }
+                    if (Files.isSymbolicLink(target)) {
+                        target = target.resolveSibling(Files.readSymbolicLink(target));
+                    }
+                }
+            }
+        }
+    }
+
+    /** Takes an exclusive lock on the whole file, so that no other manager maps it while this one lives. */
+    private void lockForManager(FileChannel channel, Path file) throws IOException {
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // held in this JVM
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot lock mapped file " + file + "; it is mapped without a lock", e);
+            return;
+        }
+        if (lock == null) {
+            throw new IllegalArgumentException("mapped file " + file + " is in use by another memory manager"
+                    + " (it holds a lock on the file); close that one first or give this one another file");
+        }
+    }
+
+    /** Removes a mapped file that a failed build created, so that a failure leaves no file behind. */
+    private static void deleteIfCreated(Path created) {
+        if (created != null) {
+            try {
+                Files.deleteIfExists(created);
             } catch (IOException ignored) {
                 // the build's own failure is what the caller needs to see
             }
@@ -1405,18 +1483,32 @@ public final class MemoryManager implements AutoCloseable {
         final int number;
         final MemorySegment memory;
         final Arena arena;
+        /** The mapped file's channel, holding its lock until the mapping goes; null for native memory. */
+        final FileChannel file;
         /** One for the manager, plus one per page kept alive for a live confining thread after close. */
         final AtomicInteger retained = new AtomicInteger(1);
 
         Chunk(int number, MemorySegment memory, Arena arena) {
+            this(number, memory, arena, null);
+        }
+
+        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file) {
             this.number = number;
             this.memory = memory;
             this.arena = arena;
+            this.file = file;
         }
 
         void releaseRetained() {
             if (retained.decrementAndGet() == 0) {
                 arena.close();
+                if (file != null) {
+                    try {
+                        file.close();
+                    } catch (IOException e) {
+                        LOG.log(System.Logger.Level.DEBUG, "could not close a mapped file", e);
+                    }
+                }
             }
         }
     }
@@ -1773,7 +1865,8 @@ public final class MemoryManager implements AutoCloseable {
          * It is created if missing; an existing file must hold at least the total size. On Linux
          * {@link #build()} allocates every block of the file's first total-size bytes
          * ({@code posix_fallocate}; blocks already there keep their contents), so that no write
-         * through a page can fail later for want of space.
+         * through a page can fail later for want of space. The file must be a regular file of the default
+         * file system; the manager locks it until it closes, so that no second manager maps it meanwhile.
          *
          * @param file the path
          * @return this builder
@@ -1914,7 +2007,9 @@ public final class MemoryManager implements AutoCloseable {
          * @throws IllegalArgumentException if the size is not a multiple of the page size, exceeds
          *                                  2^31-1 pages, a fraction yields less than one page, or a
          *                                  mapped file is missing, too small, cannot be created or
-         *                                  its file system has no room for all of its blocks
+         *                                  its file system has no room for all of its blocks, is
+         *                                  not a regular file of the default file system, or is
+         *                                  in use by another manager
          * @throws BudgetExceededException  if the parent budget cannot give the size
          * @throws OutOfMemoryError         if preallocated native memory cannot be obtained
          */

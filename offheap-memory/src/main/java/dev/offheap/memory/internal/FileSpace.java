@@ -9,6 +9,8 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Optional;
@@ -33,6 +35,9 @@ public final class FileSpace {
     private static final int EDQUOT = 122;
     private static final int EINTR = 4;
 
+    /** How the JDK encodes file names for the system (the locale's charset), so that open names the same file. */
+    private static final Charset FILE_NAMES = Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"),
+            StandardCharsets.UTF_8);
     private static final boolean LINUX = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux");
     /** {@code int open(const char *path, int flags, ...)}, with errno captured; null where not supported. */
     private static final MethodHandle OPEN;
@@ -107,7 +112,7 @@ public final class FileSpace {
             return Outcome.UNSUPPORTED;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString());
+            MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString(), FILE_NAMES);
             MemorySegment callState = arena.allocate(CALL_STATE);
             int fd;
             do {
