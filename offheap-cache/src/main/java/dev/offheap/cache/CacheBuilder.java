@@ -127,7 +127,9 @@ public final class CacheBuilder<K, V> {
     }
 
     /**
-     * @param manager a memory manager whose pages hold the cache's memory instead of its own allocations
+     * @param manager a memory manager whose budget the cache's whole capacity is reserved from when it is
+     *                built ({@link MemoryManager#reserve}) and given back to at close; the cache's memory is
+     *                its own native regions, not the manager's pages
      * @return this builder
      */
     public CacheBuilder<K, V> memoryManager(MemoryManager manager) {
