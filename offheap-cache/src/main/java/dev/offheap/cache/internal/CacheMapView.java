@@ -29,12 +29,12 @@ import java.util.function.Supplier;
  * gets the {@link ClassCastException} the {@link Map} contract names, its cause the serializer's failure.
  */
 final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V> {
-    private final OffHeapCache<K, V> cache;
+    private final OffHeapCacheImpl<K, V> cache;
     private Set<K> keySet;
     private Collection<V> values;
     private Set<Map.Entry<K, V>> entrySet;
 
-    CacheMapView(OffHeapCache<K, V> cache) {
+    CacheMapView(OffHeapCacheImpl<K, V> cache) {
         this.cache = cache;
     }
 
@@ -168,9 +168,10 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         Objects.requireNonNull(mapping, "mappingFunction");
         V present = get(key);
         if (present != null) {
-            return present; // no write for a key that is there: a compute would rewrite the entry
+            return present; // counts the hit, and takes no write lock for a key that is there
         }
-        return typed(() -> cache.compute(key, (k, old) -> old != null ? old : mapping.apply(k)));
+        // one that a put stored since is left as it is, under the lock
+        return typed(() -> cache.computeIfAbsent(key, mapping));
     }
 
     @Override

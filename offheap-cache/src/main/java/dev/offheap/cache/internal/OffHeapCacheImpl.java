@@ -468,12 +468,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (listener == null) {
             return;
         }
+        // every removal is told, even after a listener's Error: those entries are gone already, and nothing
+        // would tell them later; the first Error is rethrown once all were told
+        Error error = null;
         for (Object[] removal : removals.removed()) {
             try {
                 listener.onRemoval(key((byte[]) removal[0]), value((byte[]) removal[1]), (RemovalCause) removal[2]);
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "removal listener of cache '" + name + "' threw", e);
+            } catch (Error e) {
+                if (error == null) {
+                    error = e;
+                } else if (error != e) {
+                    error.addSuppressed(e);
+                }
             }
+        }
+        if (error != null) {
+            throw error;
         }
     }
 
@@ -1339,9 +1351,27 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
         Objects.requireNonNull(remapping, "remapping");
+        return compute(key, remapping, false);
+    }
+
+    /**
+     * {@link java.util.concurrent.ConcurrentMap#computeIfAbsent} for the map view, atomically for the key: a
+     * present entry is returned as it is, neither rewritten nor reported REPLACED (a compute whose function
+     * returned the present value did both when a put came between the view's look-up and its compute).
+     */
+    V computeIfAbsent(K key, Function<? super K, ? extends V> mapping) {
+        Objects.requireNonNull(mapping, "mappingFunction");
+        return compute(key, (k, old) -> mapping.apply(k), true);
+    }
+
+    /** @param onlyIfAbsent whether a live entry is left as it is and its value returned, the function not run */
+    private V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping, boolean onlyIfAbsent) {
         @SuppressWarnings("unchecked")
         V[] result = (V[]) new Object[1];
-        update(key, (shard, entry, removals, hash, k, now) -> {
+        byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
+            if (onlyIfAbsent && entry != 0) {
+                return shard.valueCopyLocked(entry);
+            }
             V computed;
             MemorySegment v;
             // the function and the serializers run under the segment's lock: the cache refuses their calls
@@ -1373,7 +1403,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             result[0] = computed;
             return null;
         });
-        return result[0];
+        return present != null ? value(present) : result[0];
     }
 
     @Override
@@ -1420,7 +1450,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             long stamp = lockForWrite(shard, hash, false, removals);
             try {
                 supersedeLoadOf(k, null);
-                int entry = shard.find(hash, k);
+                // an entry that expired since the iterator saw it leaves as EXPIRED, as invalidate(key) has it
+                int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
                 }

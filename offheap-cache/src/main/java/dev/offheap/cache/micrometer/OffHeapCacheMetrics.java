@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -56,19 +57,31 @@ public final class OffHeapCacheMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        counter(registry, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), CacheStats::hitCount);
-        counter(registry, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), CacheStats::missCount);
-        counter(registry, "cache.evictions", "entries evicted for size", Tags.empty(), CacheStats::evictionCount);
-        counter(registry, "cache.eviction.weight", "bytes of the entries evicted for size", Tags.empty(),
+        counter(registry, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), null,
+                CacheStats::hitCount);
+        counter(registry, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), null,
+                CacheStats::missCount);
+        counter(registry, "cache.evictions", "entries evicted for size", Tags.empty(), null, CacheStats::evictionCount);
+        counter(registry, "cache.eviction.weight", "bytes of the entries evicted for size", Tags.empty(), "bytes",
                 CacheStats::evictionBytes);
-        counter(registry, "cache.expirations", "entries removed because they expired", Tags.empty(),
+        counter(registry, "cache.expirations", "entries removed because they expired", Tags.empty(), null,
                 CacheStats::expirationCount);
-        counter(registry, "cache.load", "loads that returned a value", Tags.of("result", "success"),
+        counter(registry, "cache.load", "loads that returned a value", Tags.of("result", "success"), null,
                 CacheStats::loadSuccessCount);
-        counter(registry, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"),
+        counter(registry, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"), null,
                 CacheStats::loadFailureCount);
+        // the count is a long: once the cache is closed it keeps its last value rather than falling to 0, which
+        // a backend that rates it would read as a reset (the total time reports NaN, as the counters do)
+        AtomicLong lastLoadCount = new AtomicLong();
         FunctionTimer.builder("cache.load.duration", cache,
-                        c -> (long) stat(c, s -> s.loadSuccessCount() + s.loadFailureCount()),
+                        c -> {
+                            double loads = stat(c, s -> s.loadSuccessCount() + s.loadFailureCount());
+                            if (Double.isNaN(loads)) {
+                                return lastLoadCount.get();
+                            }
+                            lastLoadCount.set((long) loads);
+                            return (long) loads;
+                        },
                         c -> stat(c, CacheStats::totalLoadTimeNanos), TimeUnit.NANOSECONDS)
                 .tags(tags).description("time spent loading").register(registry);
         gauge(registry, "cache.size", "entries now", null, c -> c.size());
@@ -77,10 +90,10 @@ public final class OffHeapCacheMetrics implements MeterBinder {
         gauge(registry, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
     }
 
-    private void counter(MeterRegistry registry, String name, String description, Tags extra,
+    private void counter(MeterRegistry registry, String name, String description, Tags extra, String unit,
                          ToLongFunction<CacheStats> count) {
         FunctionCounter.builder(name, cache, c -> stat(c, count)).tags(tags).tags(extra)
-                .description(description).register(registry);
+                .description(description).baseUnit(unit).register(registry);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, String unit,

@@ -54,8 +54,15 @@ public final class LargeRegions {
         }
         long mapped = (bytes + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
         long address = VirtualMemory.mapReadWrite(mapped, HUGE_PAGE_BYTES);
-        VirtualMemory.adviseHugePages(address, mapped);
+        // Huge pages only where they lie wholly inside the region: a huge page over its end would make
+        // the system commit up to 2 MiB beyond the bytes asked for (a cache of 2.06 MiB held 4 MiB), and a
+        // cache's capacity counts every byte. The rest of the mapping keeps small pages.
+        long whole = bytes & -HUGE_PAGE_BYTES;
         try {
+            VirtualMemory.adviseHugePages(address, whole);
+            if (mapped > whole) {
+                VirtualMemory.adviseNoHugePages(address + whole, mapped - whole);
+            }
             return bind(address, bytes, mapped, arena);
         } catch (RuntimeException | Error e) {
             VirtualMemory.unmap(address, mapped);

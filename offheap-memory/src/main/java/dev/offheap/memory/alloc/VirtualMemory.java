@@ -24,6 +24,8 @@ final class VirtualMemory {
     private static final int MADV_DONTNEED = 4;
     /** MADV_HUGEPAGE (Linux only): back the range with transparent huge pages when the system allows it. */
     private static final int MADV_HUGEPAGE = 14;
+    /** MADV_NOHUGEPAGE (Linux only): never back the range with transparent huge pages. */
+    private static final int MADV_NOHUGEPAGE = 15;
     private static final long MAP_FAILED = -1L;
     /** Whether purged memory reads as zero afterwards (Linux anonymous memory); elsewhere it must be zeroed again. */
     static final boolean PURGE_ZEROES = LINUX;
@@ -113,6 +115,21 @@ final class VirtualMemory {
         }
         try {
             int ignored = (int) MADVISE.invokeExact(address, bytes, MADV_HUGEPAGE);
+        } catch (Throwable e) {
+            throw NativeFunctions.rethrow(e);
+        }
+    }
+
+    /**
+     * Advises the system never to back a mapped range with transparent huge pages (Linux; elsewhere
+     * nothing), even where they are on for all memory. Advice only.
+     */
+    static void adviseNoHugePages(long address, long bytes) {
+        if (!LINUX) {
+            return;
+        }
+        try {
+            int ignored = (int) MADVISE.invokeExact(address, bytes, MADV_NOHUGEPAGE);
         } catch (Throwable e) {
             throw NativeFunctions.rethrow(e);
         }
