@@ -346,7 +346,7 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
         assertThat(Math.max(worst[0], worst[1])).as("the slowest put").isLessThan(TimeUnit.SECONDS.toNanos(1));
     }
 
-    /** Copies each created or updated value into the other cache, unless it holds it already. */
+    /** Copies each created or updated value into the other cache, unless it holds it already, one level deep. */
     static final class Mirror implements CacheEntryCreatedListener<Integer, String>,
             CacheEntryUpdatedListener<Integer, String> {
         private final Cache<Integer, String> other;
@@ -355,11 +355,25 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
             this.other = other;
         }
 
+        /**
+         * Set while this thread copies: a copy's own events in the other cache are not copied back. With two
+         * threads writing different values, copying back and forth recursed until the stack overflowed.
+         */
+        private static final ThreadLocal<Boolean> COPYING = new ThreadLocal<>();
+
         private void copy(Iterable<CacheEntryEvent<? extends Integer, ? extends String>> events) {
-            for (CacheEntryEvent<? extends Integer, ? extends String> e : events) {
-                if (!e.getValue().equals(other.get(e.getKey()))) {
-                    other.put(e.getKey(), e.getValue());
+            if (COPYING.get() != null) {
+                return;
+            }
+            COPYING.set(Boolean.TRUE);
+            try {
+                for (CacheEntryEvent<? extends Integer, ? extends String> e : events) {
+                    if (!e.getValue().equals(other.get(e.getKey()))) {
+                        other.put(e.getKey(), e.getValue());
+                    }
                 }
+            } finally {
+                COPYING.remove();
             }
         }
 

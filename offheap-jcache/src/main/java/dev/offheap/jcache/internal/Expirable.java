@@ -59,6 +59,15 @@ final class Expirable<V> {
         return value;
     }
 
+    /**
+     * @return a value of the caller's own: decoded anew from the stored bytes, not the instance
+     *         {@link #value()} keeps (which events and compare operations use as the entry's old value), so
+     *         that user code changing it in place cannot change what they see
+     */
+    V copyOfValue() {
+        return valueBytes != null ? serializer.read(MemorySegment.ofArray(valueBytes)) : value;
+    }
+
     /** @return the same value with another expiry time; shares the serialized bytes */
     Expirable<V> withExpiry(long newExpiresAtMillis) {
         return new Expirable<>(newExpiresAtMillis, value, valueBytes, serializer);

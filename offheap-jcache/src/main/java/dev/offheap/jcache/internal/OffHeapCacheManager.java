@@ -169,7 +169,15 @@ public final class OffHeapCacheManager implements CacheManager {
         Objects.requireNonNull(cacheName, "cacheName");
         OffHeapJCache<?, ?> cache = caches.get(cacheName);
         if (cache != null) {
-            cache.clear();
+            try {
+                cache.clear();
+            } catch (IllegalStateException e) {
+                // Another thread destroyed or closed it meanwhile: nothing left to clear. A call from inside
+                // the cache's own writer or entry processor (the cache still open) is refused as before.
+                if (!cache.isClosed()) {
+                    throw e;
+                }
+            }
             cache.close();
         }
     }

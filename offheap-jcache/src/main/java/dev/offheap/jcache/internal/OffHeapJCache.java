@@ -101,6 +101,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * one's (two caches whose listeners copy into each other). They take no ticket and are delivered at once.
      */
     private static final ThreadLocal<Boolean> DELIVERING = new ThreadLocal<>();
+    /** Set while this thread runs a loadAll task of this cache; see {@link #close()}. */
+    private final ThreadLocal<Boolean> loading = new ThreadLocal<>();
     /** For {@link #storeLoaded}: store whatever changed meanwhile (an explicit loadAll). */
     private static final long ANY_CHANGES = Long.MIN_VALUE;
 
@@ -240,7 +242,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /** What one operation observed: its clock, its events and a failure to rethrow after the store call. */
     private final class Op {
         final long now = System.currentTimeMillis();
-        final long startNanos = statisticsOn() ? System.nanoTime() : 0;
+        /** Whether statistics were on when the operation started, so that {@link #startNanos} is a time. */
+        final boolean timed = statisticsOn();
+        final long startNanos = timed ? System.nanoTime() : 0;
         /** Events made so far and not yet delivered, in the order they were made. */
         List<PendingEvent<K, V>> events;
         RuntimeException failure;
@@ -331,8 +335,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
         }
 
+        /**
+         * @return the nanoseconds since the operation started; 0 if statistics were switched on after it
+         *         started (it was not timed: {@code nanoTime() - 0} would count days)
+         */
         long elapsedNanos() {
-            return System.nanoTime() - startNanos;
+            return timed ? System.nanoTime() - startNanos : 0;
         }
 
         /**
@@ -545,7 +553,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     private V getValue(K key, Op op) {
-        long start = statisticsOn() ? System.nanoTime() : 0;
+        boolean timed = statisticsOn();
+        long start = timed ? System.nanoTime() : 0;
         try {
             V value = hitOrMiss(key, store.getIfPresent(key), op);
             if (value != null || !readsThrough()) {
@@ -565,7 +574,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return value;
         } finally {
             if (statisticsOn()) {
-                statistics.getTime(System.nanoTime() - start);
+                statistics.getTime(timed ? System.nanoTime() - start : 0); // not timed: switched on meanwhile
             }
         }
     }
@@ -579,7 +588,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (stored != null && !stored.isExpiredAt(now)) {
             long at = accessExpiry(now, stored.expiresAtMillis());
             if (at != stored.expiresAtMillis()) {
-                compute(key, null, (k, current) -> current == null ? null : current.withExpiry(at));
+                renewAccessed(key, stored.expiresAtMillis(), at);
             }
             if (statisticsOn()) {
                 statistics.hits(1);
@@ -593,6 +602,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             statistics.misses(1);
         }
         return null;
+    }
+
+    /**
+     * Writes back the expiry time an access gave, read outside the store's lock: only over an entry whose
+     * expiry time is still the one the access saw. A write since then (a put, a replace, an invoke) set its
+     * own expiry time, and comes after the access; so does a remove and a new creation. Where a write kept
+     * the expiry time (its policy said null), the access is applied, as it would be had it come first.
+     */
+    private void renewAccessed(K key, long seenExpiresAt, long at) {
+        compute(key, null, (k, current) ->
+                current == null || current.expiresAtMillis() != seenExpiresAt ? current : current.withExpiry(at));
     }
 
     /**
@@ -685,7 +705,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         ensureOpen();
         checkKeys(keys);
         Op op = new Op();
-        long start = statisticsOn() ? System.nanoTime() : 0;
+        boolean timed = op.timed;
+        long start = op.startNanos;
         Map<K, V> result = new HashMap<>();
         try {
             Map<K, Expirable<V>> stored = store.getAllPresent(keys);
@@ -721,7 +742,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
         } finally {
             if (statisticsOn()) {
-                statistics.getTime(System.nanoTime() - start);
+                statistics.getTime(timed ? System.nanoTime() - start : 0); // not timed: switched on meanwhile
             }
         }
         op.finish();
@@ -749,35 +770,49 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
         List<K> requested = new ArrayList<>(keys);
         loadExecutor.execute(() -> {
+            loading.set(Boolean.TRUE); // see close()
             try {
-                List<K> toLoad = new ArrayList<>();
-                for (K key : requested) {
-                    if (replaceExistingValues || !containsKey(key)) {
-                        toLoad.add(key);
-                    }
-                }
-                Map<K, V> loaded = loadMany(toLoad);
-                Op op = new Op();
-                for (Map.Entry<K, V> entry : loaded.entrySet()) {
-                    if (entry.getKey() != null && entry.getValue() != null) {
-                        storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, ANY_CHANGES, op);
-                    }
-                }
-                op.finish();
-                if (completionListener != null) {
-                    completionListener.onCompletion();
-                }
-            } catch (Throwable t) {
-                // Whatever fails, the listener must hear of it: a caller may wait on it (CompletionListenerFuture).
-                if (completionListener != null) {
-                    completionListener.onException(t instanceof Exception e ? e
-                            : new CacheException("loadAll of cache '" + name + "' failed: " + t, t));
-                }
-                if (t instanceof Error error) {
-                    throw error;
-                }
+                loadAndTell(requested, replaceExistingValues, completionListener);
+            } finally {
+                loading.remove();
             }
         });
+    }
+
+    /** The task of {@link #loadAll}: loads, stores, then tells the listener, once, how it went. */
+    private void loadAndTell(List<K> requested, boolean replaceExistingValues, CompletionListener completionListener) {
+        Throwable failure = null;
+        try {
+            List<K> toLoad = new ArrayList<>();
+            for (K key : requested) {
+                if (replaceExistingValues || !containsKey(key)) {
+                    toLoad.add(key);
+                }
+            }
+            Map<K, V> loaded = loadMany(toLoad);
+            Op op = new Op();
+            for (Map.Entry<K, V> entry : loaded.entrySet()) {
+                if (entry.getKey() != null && entry.getValue() != null) {
+                    storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, ANY_CHANGES, op);
+                }
+            }
+            op.finish();
+        } catch (Throwable t) {
+            failure = t;
+        }
+        // Told exactly once: an exception of onCompletion itself is not the load's, and goes to the thread.
+        if (completionListener != null) {
+            if (failure == null) {
+                completionListener.onCompletion();
+            } else {
+                // Whatever fails, the listener must hear of it: a caller may wait on it (CompletionListenerFuture).
+                completionListener.onException(failure instanceof Exception e ? e
+                        : new CacheException("loadAll of cache '" + name + "' failed: " + failure, failure));
+            }
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
     }
 
     /**
@@ -1348,7 +1383,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     K key = candidate.getKey();
                     long at = accessExpiry(now, stored.expiresAtMillis());
                     if (at != stored.expiresAtMillis()) {
-                        compute(key, null, (k, current) -> current == null ? null : current.withExpiry(at));
+                        renewAccessed(key, stored.expiresAtMillis(), at);
                     }
                     next = new CacheEntry<>(key, stored.value());
                 }
@@ -1467,14 +1502,20 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (cleanUpRuns != null) {
             cleanUpRuns.cancel(false);
         }
-        manager.release(name, this);
+        // MBeans first: once the name is released a new cache of that name may register its own under the
+        // same object names, and unregistering after that would take away the new cache's
         MBeans.unregister(statisticsName);
         MBeans.unregister(configurationName);
+        manager.release(name, this);
         loadExecutor.shutdown();
-        try {
-            loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // A loadAll task's completion listener that closes the cache runs on the load thread: waiting for
+        // that thread to end would wait for itself, the whole 10 seconds.
+        if (loading.get() == null) {
+            try {
+                loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         closeUserResources();
         store.close();
@@ -1559,8 +1600,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     private static int changeStripe(Object key) {
-        // byte[] keys are equal by content (the store compares serialized bytes), not by identity
-        int h = (key instanceof byte[] bytes ? java.util.Arrays.hashCode(bytes) : key.hashCode()) * 0x9E3779B9;
+        // Array keys are equal by content (the store compares serialized bytes), not by identity: byte[]
+        // (the built-in serializer) and any other array (Java serialization) hash by content, or equal keys
+        // would count their changes and order their events in different stripes.
+        int h = (key instanceof byte[] bytes ? java.util.Arrays.hashCode(bytes)
+                : key.getClass().isArray() ? java.util.Arrays.deepHashCode(new Object[] {key})
+                : key.hashCode()) * 0x9E3779B9;
         return (h ^ (h >>> 16)) & (CHANGE_STRIPES - 1);
     }
 

@@ -60,7 +60,9 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     @Override
     public V getValue() {
         if (operation == Operation.NONE) {
-            value = existing == null ? null : existing.value();
+            // a copy: a processor may change it in place, and the entry's old value (its UPDATED or
+            // REMOVED event's) must stay the stored one
+            value = existing == null ? null : existing.copyOfValue();
             if (value != null) {
                 operation = Operation.ACCESS;
             }
