@@ -59,7 +59,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
 
     /**
      * Gets the value, or computes it with {@code loader} and stores it. At most one load runs per key at a
-     * time: concurrent callers for the same key wait and get its result or its exception.
+     * time: concurrent callers for the same key wait and get its result or its exception. A loader that
+     * asks for the key it is loading, or for a key whose load waits (through other threads' loads, of any
+     * cache) for this one, fails with {@link IllegalStateException} as its cause instead of waiting forever.
      *
      * @param key    the key
      * @param loader computes the value of an absent key
@@ -94,6 +96,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               {@link WrongThreadException}). It runs under the read lock of the key's segment: reads
      *               go on, writes to that segment wait for it, and a write of this cache or {@link #close()}
      *               from inside it throws {@link IllegalStateException} (it would wait for that lock forever).
+     *               Another cache may be used, but two readers that each write the other's cache may
+     *               wait for each other forever.
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */
@@ -236,7 +240,10 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     /** @return a weakly consistent iterator over the keys; {@code remove()} removes the entry */
     Iterator<K> keys();
 
-    /** @return a weakly consistent iterator over copies of the entries; {@code remove()} removes it */
+    /**
+     * @return a weakly consistent iterator over copies of the entries; {@code remove()} removes it. Iterating
+     *         is no access: it moves no access deadline and tells the eviction policy nothing
+     */
     Iterator<Map.Entry<K, V>> entries();
 
     /**
@@ -285,7 +292,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
 
     /**
      * Frees all memory of the cache. Later calls of any other method throw {@link IllegalStateException};
-     * calls running in other threads finish or throw, never touch freed memory. Idempotent.
+     * calls running in other threads finish or throw, never touch freed memory; callers waiting for another
+     * thread's load throw at once, without waiting for the loader. Idempotent.
      *
      * <p>A cache that is never closed gives its native memory, its budget or memory-manager reservation
      * and its MBean back once the garbage collector finds it unreachable, and logs a warning naming it;

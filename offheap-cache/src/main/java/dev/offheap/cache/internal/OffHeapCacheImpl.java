@@ -379,23 +379,31 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (byteArrayKeys) {
             bytes = (byte[]) key;
         } else {
-            bytes = serialize(keySerializer, key, "key");
+            // the declared size is checked before an array of that size is made (a huge one is an OOM)
+            int size = declaredSize(keySerializer, key, "key");
+            checkKeyLength(size);
+            bytes = serialize(keySerializer, key, size, "key");
         }
-        if (bytes.length > RegionLayout.MAX_KEY_BYTES) {
-            throw new IllegalArgumentException("a key of " + bytes.length + " bytes is longer than the "
+        checkKeyLength(bytes.length);
+        return bytes;
+    }
+
+    private static void checkKeyLength(int length) {
+        if (length > RegionLayout.MAX_KEY_BYTES) {
+            throw new IllegalArgumentException("a key of " + length + " bytes is longer than the "
                     + RegionLayout.MAX_KEY_BYTES + " bytes a key may have");
         }
-        return bytes;
     }
 
     private MemorySegment valueSegment(V value, byte[] key) {
         Objects.requireNonNull(value, "value");
-        byte[] bytes = byteArrayValues ? (byte[]) value : serialize(valueSerializer, value, "value");
-        return checkedEntrySize(key, MemorySegment.ofArray(bytes));
-    }
-
-    private static <T> byte[] serialize(Serializer<T> serializer, T value, String what) {
-        return serialize(serializer, value, declaredSize(serializer, value, what), what);
+        if (byteArrayValues) {
+            return checkedEntrySize(key, MemorySegment.ofArray((byte[]) value));
+        }
+        // refused on its declared size, as put refuses it, before an array of that size is made
+        int size = declaredSize(valueSerializer, value, "value");
+        checkedEntrySize(key, size);
+        return MemorySegment.ofArray(serialize(valueSerializer, value, size, "value"));
     }
 
     /** Serializes into a new array of the size the serializer already declared. */
@@ -635,10 +643,18 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private byte[] lookupBytes(byte[] k, long hash, boolean count) {
+        return lookupBytes(k, hash, count, true);
+    }
+
+    /**
+     * @param access whether the lookup is an access: the eviction policy hears of it and an access deadline
+     *               moves (not for an iterator's look at each entry, as a quiet read has it)
+     */
+    private byte[] lookupBytes(byte[] k, long hash, boolean count, boolean access) {
         try {
             long now = readClock();
             byte[] value = shard(hash).getCopy(hash, k, now,
-                    now == Long.MIN_VALUE ? 0 : refreshDeadline(now));
+                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(now), access);
             if (count) {
                 if (value == null) {
                     stats.miss();
@@ -716,7 +732,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (value != null) {
                 return new Loaded<>(value, false);
             }
-            // that load was a getAll whose loadAll left this key out: load it here
+            // that load was a getAll whose loadAll left this key out: load it here (and do not find that
+            // finished load again, going round until its getAll unregisters it)
+            loads.remove(id, running);
         }
         try {
             byte[] stored = lookupBytes(k, hash, false);
@@ -794,9 +812,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /** The value serialized into memory of the reader's call only, for a value that did not stay cached. */
     private <R> R readTransient(V value, Function<? super MemorySegment, ? extends R> reader) {
-        if (byteArrayValues) {
-            return reader.apply(MemorySegment.ofArray((byte[]) value).asReadOnly());
-        }
+        // byte[] values too: a view of the loaded array would outlive the call and be usable from any thread
         int size = declaredSize(valueSerializer, value, "value");
         try (Arena call = Arena.ofConfined()) {
             MemorySegment bytes = call.allocate(size);
@@ -806,11 +822,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private V awaitLoad(K key, Load<V> running) {
-        if (running.loader == Thread.currentThread()) {
+        Thread current = Thread.currentThread();
+        if (running.loader == current) {
             throw new IllegalStateException("recursive load of key " + key + " in cache '" + name
                     + "': the loader asked the cache for the key it is loading");
         }
+        // registered before the look along the chain: of two threads closing a cycle at once, the later
+        // one to register sees the other's registration
+        WAITING.put(current, running);
         try {
+            if (closed) {
+                throw closedException(null); // close() may have failed the running loads before this one came
+            }
+            Thread blocked = waitsForItself(current, running);
+            if (blocked != null) {
+                throw new IllegalStateException("recursive load of key " + key + " in cache '" + name
+                        + "': it is loaded by thread " + blocked.getName() + ", which waits, through loads of"
+                        + " other threads or its own, for a load of this thread");
+            }
             return running.result.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -824,7 +853,29 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 throw runtime;
             }
             throw new CacheLoadException("loading the value of key " + key + " failed: " + cause, cause);
+        } finally {
+            WAITING.remove(current, running);
         }
+    }
+
+    /**
+     * The load each thread waits for in {@link #awaitLoad}, across all caches: a thread that would wait
+     * for a load whose thread waits (directly or along a chain) for a load of the waiting thread would wait
+     * forever, as would the others.
+     */
+    private static final ConcurrentHashMap<Thread, Load<?>> WAITING = new ConcurrentHashMap<>();
+
+    /** @return the thread of {@code running} if waiting for it closes a cycle back to {@code current}, or null */
+    private static Thread waitsForItself(Thread current, Load<?> running) {
+        Load<?> load = running;
+        // bounded: a chain changing under the walk could otherwise loop
+        for (int hops = 0; hops < 1024 && load != null && !load.result.isDone(); hops++) {
+            if (load.loader == current) {
+                return running.loader;
+            }
+            load = WAITING.get(load.loader);
+        }
+        return null;
     }
 
     @Override
@@ -926,9 +977,18 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Map<K, Load<V>> mine = new LinkedHashMap<>();
         Map<K, Load<V>> others = new LinkedHashMap<>();
         Map<K, KeyBytes> ids = new HashMap<>();
+        // keys with the same bytes as an earlier key of the call (byte[] keys, or keys whose equals is finer
+        // than their bytes): one cache key, loaded once; waiting for this call's own load of it would fail
+        Map<KeyBytes, K> firstOf = new HashMap<>();
+        Map<K, K> sameBytesAs = new LinkedHashMap<>();
         try {
             for (K key : absent) {
                 KeyBytes id = new KeyBytes(keyBytes(key));
+                K first = firstOf.putIfAbsent(id, key);
+                if (first != null) {
+                    sameBytesAs.put(key, first);
+                    continue;
+                }
                 Load<V> load = new Load<>(Thread.currentThread(), new CompletableFuture<>());
                 Load<V> running = loads.putIfAbsent(id, load);
                 if (running == null) {
@@ -943,6 +1003,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 V value = awaitLoad(other.getKey(), other.getValue());
                 if (value != null) {
                     result.put(other.getKey(), value);
+                }
+            }
+            for (Map.Entry<K, K> same : sameBytesAs.entrySet()) {
+                V value = result.get(same.getValue());
+                if (value != null) {
+                    result.put(same.getKey(), value);
                 }
             }
             return result;
@@ -973,7 +1039,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (stored != null) {
                 V value = value(stored);
                 result.put(registered.getKey(), value);
-                registered.getValue().result.complete(value);
+                finish(registered.getValue(), ids.get(registered.getKey()), value);
             } else {
                 toLoad.add(registered.getKey());
             }
@@ -1008,8 +1074,19 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 write(key, value, 0, mine.get(key));
                 result.put(key, value);
             }
-            mine.get(key).result.complete(value);
+            finish(mine.get(key), ids.get(key), value);
         }
+    }
+
+    /**
+     * Completes one of getAll's loads and unregisters it at once, not when the call ends: the call may
+     * wait long for other threads' loads yet, and meanwhile a get of the key would be handed this finished
+     * load's value (one an invalidate since has removed) or, for a key loadAll left out, find it again and
+     * again.
+     */
+    private void finish(Load<V> load, KeyBytes id, V value) {
+        load.result.complete(value);
+        loads.remove(id, load);
     }
 
     @Override
@@ -1334,7 +1411,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         byte[] expected = valueBytes(oldValue, "oldValue");
         MemorySegment v = valueSegment(Objects.requireNonNull(newValue, "newValue"), k);
         return update(key, (shard, entry, removals, hash, kb, now) -> {
-            if (entry == 0 || !shard.valueEqualsLocked(entry, expected)) {
+            if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.REPLACED, removals);
@@ -1343,9 +1420,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }) != null;
     }
 
+    /** @return the value's bytes, or null for a value over the entry limit, which equals no stored value */
     private byte[] valueBytes(V value, String what) {
         Objects.requireNonNull(value, what);
-        return byteArrayValues ? (byte[]) value : serialize(valueSerializer, value, "value");
+        if (byteArrayValues) {
+            return (byte[]) value;
+        }
+        int size = declaredSize(valueSerializer, value, "value");
+        return size > maxEntryBytes ? null : serialize(valueSerializer, value, size, "value");
     }
 
     @Override
@@ -1423,7 +1505,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     public boolean remove(K key, V value) {
         byte[] expected = valueBytes(value, "value");
         return update(key, (shard, entry, removals, hash, k, now) -> {
-            if (entry == 0 || !shard.valueEqualsLocked(entry, expected)) {
+            if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
@@ -1586,7 +1668,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             public boolean hasNext() {
                 while (next == null && cursor.hasNext()) {
                     byte[] k = cursor.next();
-                    byte[] v = lookupBytes(k, Hashing.hash(k), false);
+                    // not an access: iterating (a sweep, a metrics export, containsValue) would otherwise keep
+                    // every entry from expiring after access and make every entry look used to the policy
+                    byte[] v = lookupBytes(k, Hashing.hash(k), false, false);
                     if (v != null) {
                         next = new AbstractMap.SimpleImmutableEntry<>(key(k), value(v));
                         nextKey = k;
@@ -1693,6 +1777,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         ScheduledFuture<?> runs = cleanUpRuns;
         if (runs != null) {
             runs.cancel(false);
+        }
+        // callers waiting for a running load get the closed cache's exception now, not when (if ever) the
+        // loader returns; the loader's own call throws it once its value cannot be stored
+        if (!loads.isEmpty()) {
+            IllegalStateException closedDuringLoad = closedException(null);
+            for (Load<V> running : loads.values()) {
+                running.result.completeExceptionally(closedDuringLoad);
+            }
         }
         resources.markClosedByOwner();
         release.clean();

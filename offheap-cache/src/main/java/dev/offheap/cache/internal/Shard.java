@@ -379,9 +379,10 @@ final class Shard {
      *
      * @param nowMillis the time for expiry checks; {@link Long#MIN_VALUE} when nothing expires
      * @param refreshDeadlineMillis if not 0, the access deadline to give a live entry (needs the read lock)
+     * @param record whether the eviction policy hears of the read
      * @return a copy of the value, or null if absent or expired
      */
-    byte[] getCopy(long hash, byte[] key, long nowMillis, long refreshDeadlineMillis) {
+    byte[] getCopy(long hash, byte[] key, long nowMillis, long refreshDeadlineMillis, boolean record) {
         if (refreshDeadlineMillis == 0) {
             long stamp = lock.tryOptimisticRead();
             if (stamp != 0) {
@@ -397,19 +398,19 @@ final class Shard {
                     value = RETRY;
                 }
                 if (value != RETRY && lock.validate(stamp)) {
-                    if (value != null) {
+                    if (value != null && record) {
                         readBuffer.record(entry, epoch, this);
                     }
                     return value;
                 }
             }
         }
-        return getCopyUnderReadLock(hash, key, nowMillis, refreshDeadlineMillis);
+        return getCopyUnderReadLock(hash, key, nowMillis, refreshDeadlineMillis, record);
     }
 
     /** The slow path of {@link #getCopy}, apart so the fast path stays small enough to inline. */
     private byte[] getCopyUnderReadLock(long hash, byte[] key, long nowMillis,
-                                        long refreshDeadlineMillis) {
+                                        long refreshDeadlineMillis, boolean record) {
         long stamp = lockRead();
         try {
             int entry = find(hash, key, false);
@@ -421,7 +422,9 @@ final class Shard {
             }
             int meta = getInt(region, address(entry) + META);
             byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
-            readBuffer.offer(entry, removalEpoch);
+            if (record) {
+                readBuffer.offer(entry, removalEpoch);
+            }
             return value;
         } finally {
             lock.unlockRead(stamp);
