@@ -4,6 +4,7 @@ import dev.offheap.bench.Baseline;
 import dev.offheap.jcache.OffHeapCachingProvider;
 import dev.offheap.jcache.OffHeapConfiguration;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.LongAdder;
 import javax.cache.Cache;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
@@ -36,17 +37,20 @@ public class JCacheListenerBenchmark extends CacheThroughputBenchmark {
     /** A listener that only consumes what it is given. */
     public static final class Consumer implements CacheEntryCreatedListener<Long, byte[]>,
             CacheEntryUpdatedListener<Long, byte[]> {
-        /** Volatile so the JIT cannot drop the work. */
-        public volatile long seen;
+        /**
+         * Bytes seen, so that the JIT cannot drop the work; a LongAdder, because a field both threads
+         * write would make the two-thread case measure that field's cache line.
+         */
+        public final LongAdder seen = new LongAdder();
 
         @Override
         public void onCreated(Iterable<CacheEntryEvent<? extends Long, ? extends byte[]>> events) {
-            events.forEach(e -> seen += e.getValue().length);
+            events.forEach(e -> seen.add(e.getValue().length));
         }
 
         @Override
         public void onUpdated(Iterable<CacheEntryEvent<? extends Long, ? extends byte[]>> events) {
-            events.forEach(e -> seen += e.getValue().length);
+            events.forEach(e -> seen.add(e.getValue().length));
         }
     }
 
