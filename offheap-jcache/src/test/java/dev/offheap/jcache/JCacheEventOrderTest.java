@@ -3,9 +3,6 @@ package dev.offheap.jcache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.ObjectOutputStream;
-import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -196,17 +193,6 @@ class JCacheEventOrderTest extends ThreadedJCacheTest {
         assertThat(cache.get(1_007)).isEqualTo("echo");
     }
 
-    /** A value whose serialization fails, after the put has made its CREATED event. */
-    static final class Unwritable implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private void writeObject(ObjectOutputStream out) throws IOException {
-            throw new IOException("this value cannot be written");
-        }
-    }
-
     @Test
     @Timeout(60)
     void aPutThatFailsInTheStoreGivesUpItsTurn() throws Exception {
@@ -218,7 +204,7 @@ class JCacheEventOrderTest extends ThreadedJCacheTest {
                 new FactoryBuilder.SingletonFactory<>(listener), null, false, true));
         Cache<Integer, Object> cache = manager.createCache("unwritable", configuration);
 
-        assertThatThrownBy(() -> cache.put(1, new Unwritable())).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> cache.put(1, new FailingSerializables.Unwritable())).isInstanceOf(RuntimeException.class);
         assertThat(seen).as("the failed put's event is not delivered").isEmpty();
         // The same key from another thread: its event must not wait for the failed put's turn.
         Future<Long> took = pool.submit(() -> {

@@ -3,9 +3,6 @@ package dev.offheap.jcache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -123,17 +120,6 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
     // ---------------------------------------------------------------------------------------------
     // 3. getAll: a value that fails to deserialize after an expired key's EXPIRED event took its ticket.
 
-    /** Serializes fine; deserializing fails (a readObject that validates, a changed class). */
-    static final class Unreadable implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private void readObject(ObjectInputStream in) throws IOException {
-            throw new IOException("this value cannot be read back");
-        }
-    }
-
     @Test
     @Timeout(30)
     void aGetAllThatFailsToDecodeAValueGivesUpTheTurnsOfItsEarlierEvents() throws Exception {
@@ -148,7 +134,7 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
 
         cache.put(1, "short-lived");
         Thread.sleep(500); // key 1 expired
-        cache.put(2, new Unreadable()); // live for 400 ms
+        cache.put(2, new FailingSerializables.Unreadable()); // live for 400 ms
         LinkedHashSet<Integer> keys = new LinkedHashSet<>(List.of(1, 2));
         assertThatThrownBy(() -> cache.getAll(keys)).isInstanceOf(RuntimeException.class);
         Future<Long> took = pool.submit(() -> {

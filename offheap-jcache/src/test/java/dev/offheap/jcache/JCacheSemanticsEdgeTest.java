@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
 import javax.cache.event.CacheEntryEvent;
@@ -32,8 +31,6 @@ import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheWriter;
 import javax.cache.integration.CompletionListener;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,30 +38,7 @@ import org.junit.jupiter.api.Test;
  * read-through load, an access racing a put, loadAll listeners, destroy and close from odd places, and
  * an entry processor that changes the value it read in place.
  */
-class JCacheSemanticsEdgeTest {
-    private static final long SMALL = 4L << 20;
-
-    private OffHeapCachingProvider provider;
-    private CacheManager manager;
-
-    @BeforeEach
-    void open() {
-        provider = new OffHeapCachingProvider();
-        manager = provider.getCacheManager();
-    }
-
-    @AfterEach
-    void close() {
-        provider.close();
-    }
-
-    private <K, V> OffHeapConfiguration<K, V> small(Class<K> keys, Class<V> values) {
-        OffHeapConfiguration<K, V> configuration = new OffHeapConfiguration<>();
-        configuration.setTypes(keys, values);
-        configuration.setCapacityBytes(SMALL);
-        return configuration;
-    }
-
+class JCacheSemanticsEdgeTest extends JCacheTestBase {
     // ---------------------------------------------------------------------------------------------------
     // 1. Statistics switched on while an operation runs
 

@@ -36,34 +36,9 @@ import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.spi.CachingProvider;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-class OffHeapCachingProviderTest {
-    private static final long SMALL = 4L << 20;
-
-    private OffHeapCachingProvider provider;
-    private CacheManager manager;
-
-    @BeforeEach
-    void open() {
-        provider = new OffHeapCachingProvider();
-        manager = provider.getCacheManager();
-    }
-
-    @AfterEach
-    void close() {
-        provider.close();
-    }
-
-    private <K, V> OffHeapConfiguration<K, V> small(Class<K> keys, Class<V> values) {
-        OffHeapConfiguration<K, V> configuration = new OffHeapConfiguration<>();
-        configuration.setTypes(keys, values);
-        configuration.setCapacityBytes(SMALL);
-        return configuration;
-    }
-
+class OffHeapCachingProviderTest extends JCacheTestBase {
     @Test
     void theServiceLoaderFindsTheProvider() {
         CachingProvider found = Caching.getCachingProvider(OffHeapCachingProvider.class.getName());
