@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
@@ -104,29 +103,18 @@ class JCacheEventOrderTest extends ThreadedJCacheTest {
         Cache<Integer, String> cache = cacheWith("order-" + synchronous, recorder, synchronous);
         int keys = 3;
         int rounds = 5_000;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            int thread = t;
-            futures.add(pool.submit(() -> {
-                start.await();
-                for (int i = 0; i < rounds; i++) {
-                    int key = i % keys;
-                    String value = thread + ":" + i;
-                    switch (i % 7) {
-                        case 3 -> cache.remove(key);
-                        case 5 -> cache.putIfAbsent(key, value);
-                        case 6 -> cache.replace(key, value);
-                        default -> cache.put(key, value);
-                    }
+        together(4, 100, thread -> {
+            for (int i = 0; i < rounds; i++) {
+                int key = i % keys;
+                String value = thread + ":" + i;
+                switch (i % 7) {
+                    case 3 -> cache.remove(key);
+                    case 5 -> cache.putIfAbsent(key, value);
+                    case 6 -> cache.replace(key, value);
+                    default -> cache.put(key, value);
                 }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> f : futures) {
-            f.get(100, TimeUnit.SECONDS);
-        }
+            }
+        });
         if (!synchronous) {
             // The listener's one thread delivers in the order events were queued: once it saw a last
             // put of another key, it saw everything before.

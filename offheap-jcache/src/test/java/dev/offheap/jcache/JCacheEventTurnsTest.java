@@ -174,22 +174,11 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
                 new FactoryBuilder.SingletonFactory<>(recorder), null, true, true));
         Cache<byte[], String> cache = manager.createCache("byte-keys", configuration);
         int rounds = 5_000;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            int thread = t;
-            futures.add(pool.submit(() -> {
-                start.await();
-                for (int i = 0; i < rounds; i++) {
-                    cache.put(new byte[] {7, 7, 7}, thread + ":" + i); // one key, a new array each time
-                }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> f : futures) {
-            f.get(50, TimeUnit.SECONDS);
-        }
+        together(4, 50, thread -> {
+            for (int i = 0; i < rounds; i++) {
+                cache.put(new byte[] {7, 7, 7}, thread + ":" + i); // one key, a new array each time
+            }
+        });
         List<String[]> events;
         synchronized (recorder.seen) {
             events = new ArrayList<>(recorder.seen);
@@ -308,26 +297,15 @@ class JCacheEventTurnsTest extends ThreadedJCacheTest {
         b.registerCacheEntryListener(new MutableCacheEntryListenerConfiguration<>(
                 new FactoryBuilder.SingletonFactory<>(new Mirror(a)), null, false, true));
         long[] worst = new long[2];
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < 2; t++) {
-            int thread = t;
-            Cache<Integer, String> mine = t == 0 ? a : b;
-            futures.add(pool.submit(() -> {
-                start.await();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-                for (int i = 0; System.nanoTime() < deadline; i++) {
-                    long t0 = System.nanoTime();
-                    mine.put(i % 4, thread + ":" + i);
-                    worst[thread] = Math.max(worst[thread], System.nanoTime() - t0);
-                }
-                return null;
-            }));
-        }
-        start.countDown();
-        for (Future<?> f : futures) {
-            f.get(30, TimeUnit.SECONDS);
-        }
+        together(2, 30, thread -> {
+            Cache<Integer, String> mine = thread == 0 ? a : b;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            for (int i = 0; System.nanoTime() < deadline; i++) {
+                long t0 = System.nanoTime();
+                mine.put(i % 4, thread + ":" + i);
+                worst[thread] = Math.max(worst[thread], System.nanoTime() - t0);
+            }
+        });
         System.out.printf("slowest puts %d ms, %d ms%n", worst[0] / 1_000_000, worst[1] / 1_000_000);
         assertThat(Math.max(worst[0], worst[1])).as("the slowest put").isLessThan(TimeUnit.SECONDS.toNanos(1));
     }

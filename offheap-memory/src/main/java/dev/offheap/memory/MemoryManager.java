@@ -1276,9 +1276,6 @@ public final class MemoryManager implements AutoCloseable {
                 throw new IllegalArgumentException("mapped file " + absolute + " is not a regular file (a device, a FIFO"
                         + " or a socket)");
             }
-            if (existed && Files.size(absolute) < bytes) {
-                throw tooSmall(absolute, Files.size(absolute), bytes);
-            }
             Path directory = absolute.getParent();
             if (!existed && directory != null && Files.isDirectory(directory)) {
                 long usable = Files.getFileStore(directory).getUsableSpace();
@@ -1294,8 +1291,10 @@ public final class MemoryManager implements AutoCloseable {
             Arena arena = Arena.ofShared();
             boolean mapped = false;
             try {
-                if (opened.created() == null && channel.size() < bytes) {
-                    throw tooSmall(absolute, channel.size(), bytes);
+                long size = channel.size();
+                if (opened.created() == null && size < bytes) {
+                    throw new IllegalArgumentException("mapped file " + absolute + " holds " + size
+                            + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
                 }
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
                 // when a page is first written after its file system filled up.
@@ -1323,11 +1322,6 @@ public final class MemoryManager implements AutoCloseable {
             throw new IllegalArgumentException("cannot create or map file " + absolute + " for memory manager '" + name
                     + "': " + e, e);
         }
-    }
-
-    private static IllegalArgumentException tooSmall(Path file, long size, long bytes) {
-        return new IllegalArgumentException("mapped file " + file + " holds " + size + " bytes but the memory manager needs "
-                + bytes + "; delete it or configure a smaller size");
     }
 
     /** A channel on the mapped file, and the file this build created ({@code null} if it existed). */

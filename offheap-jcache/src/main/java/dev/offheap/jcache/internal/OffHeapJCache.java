@@ -294,34 +294,19 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             events.add(new PendingEvent<>(event, stripe, ticket));
         }
 
-        /** @return a mark for {@link #abandonEventsFrom}: the number of events made so far */
-        int eventMark() {
-            return events == null ? 0 : events.size();
-        }
-
         /**
-         * Delivers the events made so far, before {@code failure} leaves the operation without reaching
-         * {@link #finish()}: their changes showed, and their turns would hold up later events of their keys.
-         */
-        void deliverBeforeFailure(Throwable failure) {
-            abandonEventsFrom(eventMark(), failure);
-        }
-
-        /**
-         * The store call that made the events from {@code mark} on failed, so their changes never showed:
-         * they are not delivered. The events before them, whose changes did, are delivered now, as the
-         * operation's failure leaves it before {@link #finish()}; so are the discarded events' turns given up.
+         * The store call that made the pending events failed, so their changes never showed: none of them
+         * is delivered, and their turns are given up. (Events are delivered after each store call that
+         * succeeds, so every pending event is the failed call's.)
          *
-         * @param failure the store call's failure; a listener's exception is added to it as suppressed
+         * @param failure the store call's failure; a listener's exception from earlier in the operation is
+         *                added to it as suppressed
          */
-        void abandonEventsFrom(int mark, Throwable failure) {
-            if (events == null) {
-                return;
+        void abandonEvents(Throwable failure) {
+            if (events != null) {
+                events.replaceAll(PendingEvent::withoutEvent);
+                deliver();
             }
-            for (int i = mark; i < events.size(); i++) {
-                events.set(i, events.get(i).withoutEvent());
-            }
-            deliver();
             if (listenerFailure != null) {
                 failure.addSuppressed(listenerFailure);
                 listenerFailure = null;
@@ -562,12 +547,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             // before the loader reads its source: a change after this may be newer than what it reads
             long changesSeen = changes.get(changeStripe(key));
-            try {
-                value = load(key);
-            } catch (RuntimeException | Error e) {
-                op.deliverBeforeFailure(e); // an expired entry it dropped first
-                throw e;
-            }
+            value = load(key);
             if (value != null) {
                 storeLoaded(key, value, false, changesSeen, op);
             }
@@ -724,13 +704,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 for (int i = 0; i < changesSeen.length; i++) {
                     changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
-                Map<K, V> loaded;
-                try {
-                    loaded = loadMany(missing);
-                } catch (RuntimeException | Error e) {
-                    op.deliverBeforeFailure(e); // expired entries it dropped first
-                    throw e;
-                }
+                Map<K, V> loaded = loadMany(missing);
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
                     V value = loaded.get(key);
@@ -1570,7 +1544,6 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      *                       own store, or a getAll's first store would stop its stores of the stripe's other keys
      */
     private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
-        int eventMark = op == null ? 0 : op.eventMark();
         try {
             store.compute(key, (k, old) -> {
                 insideCompute.set(Boolean.TRUE);
@@ -1587,10 +1560,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             });
         } catch (RuntimeException | Error e) {
             // The new value never showed (a serializer failed, the value is over the limit, the cache
-            // closed): drop the events it made, but deliver the operation's earlier ones and give up the
-            // dropped ones' turns, or the keys' later events would wait for them.
+            // closed): drop the events it made and give up their turns, or the keys' later events would
+            // wait for them.
             if (op != null) {
-                op.abandonEventsFrom(eventMark, e);
+                op.abandonEvents(e);
             }
             throw e;
         }

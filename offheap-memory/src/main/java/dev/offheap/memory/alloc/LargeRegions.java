@@ -59,9 +59,9 @@ public final class LargeRegions {
         // cache's capacity counts every byte. The rest of the mapping keeps small pages.
         long whole = bytes & -HUGE_PAGE_BYTES;
         try {
-            VirtualMemory.adviseHugePages(address, whole);
+            VirtualMemory.adviseHugePages(address, whole, true);
             if (mapped > whole) {
-                VirtualMemory.adviseNoHugePages(address + whole, mapped - whole);
+                VirtualMemory.adviseHugePages(address + whole, mapped - whole, false);
             }
             return bind(address, bytes, mapped, arena);
         } catch (RuntimeException | Error e) {

@@ -106,30 +106,16 @@ final class VirtualMemory {
     }
 
     /**
-     * Advises the system to back a mapped range with transparent huge pages (Linux; elsewhere nothing).
-     * Advice only: where huge pages are off, or the kernel refuses, the range keeps its small pages.
+     * Advises the system to back a mapped range with transparent huge pages, or never to (even where
+     * they are on for all memory); Linux only, elsewhere nothing. Advice only: where huge pages are off,
+     * or the kernel refuses, the range keeps its small pages.
      */
-    static void adviseHugePages(long address, long bytes) {
+    static void adviseHugePages(long address, long bytes, boolean huge) {
         if (!LINUX) {
             return;
         }
         try {
-            int ignored = (int) MADVISE.invokeExact(address, bytes, MADV_HUGEPAGE);
-        } catch (Throwable e) {
-            throw NativeFunctions.rethrow(e);
-        }
-    }
-
-    /**
-     * Advises the system never to back a mapped range with transparent huge pages (Linux; elsewhere
-     * nothing), even where they are on for all memory. Advice only.
-     */
-    static void adviseNoHugePages(long address, long bytes) {
-        if (!LINUX) {
-            return;
-        }
-        try {
-            int ignored = (int) MADVISE.invokeExact(address, bytes, MADV_NOHUGEPAGE);
+            int ignored = (int) MADVISE.invokeExact(address, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
         } catch (Throwable e) {
             throw NativeFunctions.rethrow(e);
         }

@@ -85,31 +85,23 @@ public final class FileSpace {
         return POSIX_FALLOCATE != null;
     }
 
-    /** What {@link #reserve} did. */
-    public enum Outcome {
-        /** Every block of the range is allocated to the file. */
-        RESERVED,
-        /** The system has no {@code posix_fallocate}: the file is as it was. */
-        UNSUPPORTED
-    }
-
     /**
      * Allocates every block of the first {@code bytes} of an existing file, growing the file to
      * {@code bytes} if it is shorter. Blocks already allocated, and their contents, are left as they
      * are. Only the file's size and allocation change; on a file system without native support, the C
-     * library writes a zero into each unallocated block.
+     * library writes a zero into each unallocated block. Where the system lacks the call
+     * ({@link #supported()} is false) the file is left as it is.
      *
      * @param file  an existing regular file that this process may write
      * @param bytes how many bytes from the start to reserve, positive
-     * @return {@link Outcome#RESERVED}, or {@link Outcome#UNSUPPORTED} where the system lacks the call
      * @throws FileSpaceException if the file cannot be opened or its file system (or quota) has no room
      */
-    public static Outcome reserve(Path file, long bytes) throws FileSpaceException {
+    public static void reserve(Path file, long bytes) throws FileSpaceException {
         if (bytes <= 0) {
             throw new IllegalArgumentException("bytes must be positive: " + bytes);
         }
         if (!supported()) {
-            return Outcome.UNSUPPORTED;
+            return;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment path = arena.allocateFrom(file.toAbsolutePath().toString(), FILE_NAMES);
@@ -120,7 +112,7 @@ public final class FileSpace {
             } while (fd < 0 && (int) ERRNO.get(callState, 0L) == EINTR);
             if (fd < 0) {
                 int errno = (int) ERRNO.get(callState, 0L);
-                throw new FileSpaceException(errno, "cannot open " + file + " to reserve its blocks: " + describe(errno));
+                throw new FileSpaceException("cannot open " + file + " to reserve its blocks: " + describe(errno));
             }
             try {
                 int error;
@@ -128,10 +120,9 @@ public final class FileSpace {
                     error = (int) POSIX_FALLOCATE.invokeExact(fd, 0L, bytes);
                 } while (error == EINTR);
                 if (error != 0) {
-                    throw new FileSpaceException(error, "cannot reserve " + bytes + " bytes for " + file + ": "
+                    throw new FileSpaceException("cannot reserve " + bytes + " bytes for " + file + ": "
                             + describe(error) + (isOutOfSpace(error) ? " (its file system or quota has less room)" : ""));
                 }
-                return Outcome.RESERVED;
             } finally {
                 int ignoredBecauseNothingWasWritten = (int) CLOSE.invokeExact(fd);
             }
@@ -154,24 +145,12 @@ public final class FileSpace {
         return text + " (errno " + errno + ")";
     }
 
-    /** The file could not be opened or its blocks could not be reserved; {@link #errno()} says why. */
+    /** The file could not be opened or its blocks could not be reserved; the message says why. */
     public static final class FileSpaceException extends Exception {
         private static final long serialVersionUID = 1L;
-        private final int errno;
 
-        FileSpaceException(int errno, String message) {
+        FileSpaceException(String message) {
             super(message);
-            this.errno = errno;
-        }
-
-        /** @return the C error number */
-        public int errno() {
-            return errno;
-        }
-
-        /** @return whether the file system or the quota had no room (ENOSPC, EDQUOT, EFBIG) */
-        public boolean outOfSpace() {
-            return isOutOfSpace(errno);
         }
     }
 }
