@@ -117,22 +117,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final Cleaner.Cleanable release;
     private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    /**
-     * How many of this cache's reader functions ({@link #read}) the current thread is inside: each holds
-     * a segment's read lock, which a write of that segment (or close) from the same thread would wait
-     * for forever. Per cache: a reader of one cache may use another.
-     */
-    private final ThreadLocal<int[]> readerDepth = ThreadLocal.withInitial(() -> new int[1]);
     /** Threads inside compute's function (see {@link #checkOpen}); changed through {@link #COMPUTING}. */
     @SuppressWarnings("unused")
     private volatile int computing;
     private static final VarHandle COMPUTING;
-    /** The computes the current thread is inside, innermost first: their functions must not call their cache. */
-    private static final ThreadLocal<ComputeFrame> COMPUTE_FRAMES = new ThreadLocal<>();
-
-    private record ComputeFrame(OffHeapCacheImpl<?, ?> cache, ComputeFrame outer) {
-    }
-
     static {
         try {
             COMPUTING = MethodHandles.lookup().findVarHandle(OffHeapCacheImpl.class, "computing", int.class);
@@ -269,7 +257,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // random reads then miss the TLB far less (see LargeRegions). region is a multiple of 8 bytes.
             MemorySegment regions = LargeRegions.allocate(region * shardCount, arena);
             for (int i = 0; i < shardCount; i++) {
-                shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats);
+                shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats, name);
             }
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -321,7 +309,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * read lock it could wait for forever (its own segment's) or deadlock on (another reader's, crosswise).
      */
     private void checkNotInsideReader() {
-        if (readerDepth.get()[0] > 0) {
+        // the readers (and computes) the current thread is inside: a reader of one cache may use another,
+        // and a deadlock of two threads doing that crosswise is broken by LockHolds
+        if (LockHolds.current().holdsReadOf(this)) {
             throw new IllegalStateException("cache '" + name + "' was written inside read()'s function, which holds"
                     + " the read lock of a segment: the write could wait for it forever; write after the read");
         }
@@ -331,12 +321,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (closed) {
             throw closedException(null);
         }
-        for (ComputeFrame frame = COMPUTE_FRAMES.get(); frame != null; frame = frame.outer()) {
-            if (frame.cache() == this) {
-                throw new IllegalStateException("cache '" + name + "' was used from inside compute's function (or a"
-                        + " serializer it runs), which holds the lock of a segment: a call for that segment could"
-                        + " never get it, and one for another could deadlock with a thread doing the reverse");
-            }
+        if (LockHolds.current().holdsWriteOf(this)) {
+            throw new IllegalStateException("cache '" + name + "' was used from inside compute's function (or a"
+                    + " serializer it runs), which holds the lock of a segment: a call for that segment could"
+                    + " never get it, and one for another could deadlock with a thread doing the reverse");
         }
     }
 
@@ -1127,7 +1115,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (IllegalStateException e) {
             throw translate(e);
         }
-        int[] depth = readerDepth.get();
+        LockHolds holds = LockHolds.current();
         try {
             // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
             checkOpen();
@@ -1142,11 +1130,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (count) {
                 stats.hit();
             }
-            depth[0]++;
+            holds.push(this, name, shard, false);
             try (Arena call = Arena.ofConfined()) {
                 return reader.apply(scopedTo(slice, call));
             } finally {
-                depth[0]--;
+                holds.pop();
                 // the reader's segment is scoped to the call, not to the regions' arena: the cache must stay
                 // reachable until the reader returns, or a cleaner could free the regions under it
                 Reference.reachabilityFence(this);
@@ -1457,8 +1445,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             V computed;
             MemorySegment v;
             // the function and the serializers run under the segment's lock: the cache refuses their calls
-            ComputeFrame outer = COMPUTE_FRAMES.get();
-            COMPUTE_FRAMES.set(new ComputeFrame(this, outer));
+            LockHolds holds = LockHolds.current();
+            holds.push(this, name, shard, true);
             COMPUTING.getAndAdd(this, 1);
             try {
                 V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
@@ -1466,11 +1454,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 v = computed == null ? null : valueSegment(computed, k);
             } finally {
                 COMPUTING.getAndAdd(this, -1);
-                if (outer == null) {
-                    COMPUTE_FRAMES.remove();
-                } else {
-                    COMPUTE_FRAMES.set(outer);
-                }
+                holds.pop();
             }
             if (computed == null) {
                 if (entry != 0) {
@@ -1764,7 +1748,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void close() {
-        if (readerDepth.get()[0] > 0) {
+        if (LockHolds.current().holdsReadOf(this)) {
             throw new IllegalStateException("close() of cache '" + name + "' inside read()'s function: it would"
                     + " wait for that read forever");
         }

@@ -105,6 +105,8 @@ final class Shard {
     private final boolean twoDeadlines;
     private final long maxEntryBytes;
     private final StatsCounter stats;
+    /** The cache's name, for the message of a deadlock {@link LockHolds} finds. */
+    private final String cacheName;
     private final ReadBuffer readBuffer = new ReadBuffer();
     /**
      * Set under both locks by the release of the cache's memory: a replay that gets the policy lock after
@@ -146,8 +148,10 @@ final class Shard {
     /** The earliest deadline among the entries the current clean-up pass kept. */
     private int earliestKeptByPass = Integer.MAX_VALUE;
 
-    Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats) {
+    Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats,
+          String cacheName) {
         this.region = region;
+        this.cacheName = cacheName;
         this.allocator = new BlockAllocator(region);
         this.tinyLfu = tinyLfu;
         this.twoDeadlines = twoDeadlines;
@@ -197,7 +201,9 @@ final class Shard {
      * A StampedLock queues and parks a thread that finds it held, and waking it takes tens of microseconds
      * on a loaded machine: far longer than the lock is held by a put (about a microsecond for small
      * values). So a writer first spins a little, trying again, and queues only then. Readers spin too,
-     * as long ({@link #lockRead}).
+     * as long ({@link #lockRead}). A thread that queues while it holds another segment's lock across user
+     * code (inside a reader or compute) waits through {@link LockHolds}, which breaks a deadlock of such
+     * threads instead of waiting forever.
      */
     private long writeLockAfterSpinning() {
         for (int spin = 0; spin < LOCK_SPINS; spin++) {
@@ -207,7 +213,7 @@ final class Shard {
                 return stamp;
             }
         }
-        return lock.writeLock();
+        return LockHolds.lock(this, true, cacheName);
     }
 
     void unlockWrite(long stamp) {
@@ -243,7 +249,7 @@ final class Shard {
             }
             Thread.onSpinWait();
         }
-        return lock.readLock();
+        return LockHolds.lock(this, false, cacheName);
     }
 
     // ------------------------------------------------------------------ lookups
@@ -1070,7 +1076,7 @@ final class Shard {
             released = true;
             return;
         }
-        long stamp = lock.writeLock();
+        long stamp = LockHolds.lock(this, true, cacheName);
         policyLock.lock();
         try {
             released = true;

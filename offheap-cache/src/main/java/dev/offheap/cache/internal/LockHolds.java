@@ -1,0 +1,250 @@
+package dev.offheap.cache.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The segment locks a thread holds while user code runs, and the detection of deadlocks among threads that
+ * wait for a segment lock while holding one.
+ *
+ * <p>Two calls run the caller's code under a segment's lock: a zero-copy reader ({@code read} and
+ * friends) holds the segment's read lock while its function runs, and {@code compute} holds the write lock
+ * while its function and the serializers run. Inside them the caller's own cache is refused (the call
+ * could wait for that lock forever), but other caches may be used, and two threads that do it crosswise
+ * (one copying from a reader of A into B while another copies from a reader of B into A, or two computes
+ * that each write the other's cache) would wait for each other forever: each holds what the other waits
+ * for, and no lock of one cache knows the other.
+ *
+ * <p>So a thread that holds such a lock and has to wait for another does not block without end: it
+ * publishes what it holds and what it waits for, waits in slices of {@link #CHECK_MILLIS}, and between
+ * slices looks for a cycle of such waits that leads back to itself. A cycle seen twice in a row, made of
+ * the same waits (a waiter makes a new one each time it starts waiting), is a deadlock: its waiter with
+ * the highest thread id gets an {@link IllegalStateException} naming the caches and threads, which unwinds
+ * its reader or compute and releases the lock the others wait for; they go on. Threads that hold nothing
+ * (every call not made from inside a reader or compute) wait as before, and no thread pays anything for
+ * this before it would block.
+ *
+ * <p>Thread-safety: the holds are the current thread's ({@link #current}); the published waits are
+ * immutable and read by every waiter.
+ */
+final class LockHolds {
+    /** How long a waiter that holds locks blocks before it looks for a deadlock again. */
+    static final long CHECK_MILLIS = 10;
+
+    private static final ThreadLocal<LockHolds> CURRENT = ThreadLocal.withInitial(LockHolds::new);
+    /** The waits of the threads that hold a segment lock while they wait for another, by thread. */
+    private static final ConcurrentHashMap<Thread, Wait> WAITS = new ConcurrentHashMap<>();
+
+    private Object[] caches = new Object[4];
+    private Shard[] shards = new Shard[4];
+    private boolean[] writes = new boolean[4];
+    private String[] names = new String[4];
+    private int depth;
+
+    private LockHolds() {
+    }
+
+    /** @return the current thread's holds */
+    static LockHolds current() {
+        return CURRENT.get();
+    }
+
+    /**
+     * Records that the current thread runs user code holding {@code shard}'s lock; undone by {@link #pop}.
+     *
+     * @param cache the cache the shard belongs to, as {@link #holdsReadOf} and {@link #holdsWriteOf} ask
+     * @param name  the cache's name, for the deadlock's message
+     */
+    void push(Object cache, String name, Shard shard, boolean write) {
+        if (depth == shards.length) {
+            caches = Arrays.copyOf(caches, depth * 2);
+            shards = Arrays.copyOf(shards, depth * 2);
+            writes = Arrays.copyOf(writes, depth * 2);
+            names = Arrays.copyOf(names, depth * 2);
+        }
+        caches[depth] = cache;
+        shards[depth] = shard;
+        writes[depth] = write;
+        names[depth] = name;
+        depth++;
+    }
+
+    /** Undoes the last {@link #push}. */
+    void pop() {
+        depth--;
+        caches[depth] = null;
+        shards[depth] = null;
+        names[depth] = null;
+    }
+
+    /** @return whether the current thread is inside a reader of {@code cache} */
+    boolean holdsReadOf(Object cache) {
+        return holds(cache, false);
+    }
+
+    /** @return whether the current thread is inside a compute of {@code cache} */
+    boolean holdsWriteOf(Object cache) {
+        return holds(cache, true);
+    }
+
+    private boolean holds(Object cache, boolean write) {
+        for (int i = 0; i < depth; i++) {
+            if (caches[i] == cache && writes[i] == write) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes {@code shard}'s lock for a thread that may hold others: blocks until it is free like the lock's
+     * own methods if the thread holds none, else as the class describes. Not interruptible, as the lock's
+     * own methods are not: an interrupt is kept for later.
+     *
+     * @return the lock's stamp
+     * @throws IllegalStateException if waiting would deadlock and this thread is the one chosen to give up
+     */
+    static long lock(Shard shard, boolean write, String cacheName) {
+        LockHolds holds = CURRENT.get();
+        if (holds.depth == 0) {
+            return write ? shard.lock.writeLock() : shard.lock.readLock();
+        }
+        return holds.await(shard, write, cacheName);
+    }
+
+    private long await(Shard shard, boolean write, String cacheName) {
+        Thread self = Thread.currentThread();
+        Wait wait = new Wait(self, Arrays.copyOf(shards, depth), Arrays.copyOf(writes, depth),
+                Arrays.copyOf(names, depth), shard, write, cacheName);
+        WAITS.put(self, wait);
+        boolean interrupted = false;
+        List<Wait> cycleBefore = null;
+        try {
+            while (true) {
+                try {
+                    long stamp = write ? shard.lock.tryWriteLock(CHECK_MILLIS, TimeUnit.MILLISECONDS)
+                            : shard.lock.tryReadLock(CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                    if (stamp != 0) {
+                        return stamp;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                List<Wait> cycle = cycleFrom(wait);
+                if (cycle != null && sameWaits(cycle, cycleBefore) && chosen(self, cycle)) {
+                    throw new IllegalStateException(describe(cycle));
+                }
+                cycleBefore = cycle;
+            }
+        } finally {
+            WAITS.remove(self, wait);
+            if (interrupted) {
+                self.interrupt();
+            }
+        }
+    }
+
+    /** @return the waits of a cycle that starts with {@code start}, in order, or null if none is published */
+    private static List<Wait> cycleFrom(Wait start) {
+        List<Wait> path = new ArrayList<>();
+        path.add(start);
+        return extend(path, start) ? path : null;
+    }
+
+    /** Depth first over the waits that block the last of {@code path}; true once one of them is its start. */
+    private static boolean extend(List<Wait> path, Wait start) {
+        Wait last = path.getLast();
+        for (Wait other : WAITS.values()) {
+            if (other == last || !other.blocks(last)) {
+                continue;
+            }
+            if (other == start) {
+                return true;
+            }
+            if (!path.contains(other)) {
+                path.add(other);
+                if (extend(path, start)) {
+                    return true;
+                }
+                path.removeLast();
+            }
+        }
+        return false;
+    }
+
+    private static boolean sameWaits(List<Wait> cycle, List<Wait> before) {
+        if (before == null || before.size() != cycle.size()) {
+            return false;
+        }
+        for (Wait wait : cycle) {
+            if (!before.contains(wait)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One waiter of a cycle gives up, the same one whichever of them looks: the highest thread id. */
+    private static boolean chosen(Thread self, List<Wait> cycle) {
+        for (Wait wait : cycle) {
+            if (wait.thread.threadId() > self.threadId()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describe(List<Wait> cycle) {
+        StringBuilder message = new StringBuilder("deadlock among caches used from inside read()'s or compute's"
+                + " function, which hold a segment's lock while they run: ");
+        for (int i = 0; i < cycle.size(); i++) {
+            Wait wait = cycle.get(i);
+            message.append(i == 0 ? "" : "; ").append("thread '").append(wait.thread.getName()).append("' holds ")
+                    .append(wait.heldDescription()).append(" and waits to ").append(wait.write ? "write" : "read")
+                    .append(" cache '").append(wait.cacheName).append('\'');
+        }
+        return message.append(". This thread gives up: use the other cache after the read or compute returns")
+                .toString();
+    }
+
+    /**
+     * A thread's wait for a lock while holding others, as published for the other waiters; the arrays are
+     * copies no one changes.
+     */
+    private record Wait(Thread thread, Shard[] held, boolean[] heldWrites, String[] heldNames, Shard awaited,
+                        boolean write, String cacheName) {
+        /** Whether this thread holds what {@code waiter} waits for in a mode that keeps it out. */
+        boolean blocks(Wait waiter) {
+            for (int i = 0; i < held.length; i++) {
+                // readers share: a read waits only for a held write (StampedLock lets a reader past queued writers)
+                if (held[i] == waiter.awaited && (waiter.write || heldWrites[i])) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        String heldDescription() {
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; i < held.length; i++) {
+                text.append(i == 0 ? "" : ", ").append(heldWrites[i] ? "a compute of" : "a reader of")
+                        .append(" cache '").append(heldNames[i]).append('\'');
+            }
+            return text.toString();
+        }
+
+        // identity, not the arrays' contents: a waiter makes a new Wait each time it starts waiting
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
+}

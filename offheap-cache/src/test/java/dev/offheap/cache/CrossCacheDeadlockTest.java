@@ -1,0 +1,180 @@
+package dev.offheap.cache;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Two threads that each use the other's cache from inside a reader or compute of their own (which hold a
+ * segment's lock while they run) waited for each other forever. Now one of them gets an
+ * {@link IllegalStateException} naming the deadlock, the other finishes, and both caches stay usable;
+ * a thread that only waits for a long reader, with no cycle, still waits and succeeds.
+ */
+class CrossCacheDeadlockTest {
+
+    /** One segment each, so that every key of a cache shares one lock. */
+    private static OffHeapCache<Long, String> cache(String name) {
+        return OffHeapCache.builder(Serializer.longs(), Serializer.strings())
+                .name(name).capacity(1 << 20).concurrencyLevel(1).build();
+    }
+
+    /** What a thread does inside its own cache's call: the other cache's write. */
+    private interface Inside {
+        void run(OffHeapCache<Long, String> mine, OffHeapCache<Long, String> theirs, Runnable whenBothInside);
+    }
+
+    private static final Inside READER_WRITES_OTHER = (mine, theirs, bothInside) ->
+            mine.read(1L, segment -> {
+                bothInside.run();
+                theirs.put(2L, "from a reader");
+                return null;
+            });
+
+    private static final Inside COMPUTE_WRITES_OTHER = (mine, theirs, bothInside) ->
+            mine.compute(1L, (key, old) -> {
+                bothInside.run();
+                theirs.put(2L, "from a compute");
+                return old + "+";
+            });
+
+    @Test
+    void twoReadersThatWriteEachOthersCacheEndWithOneFailure() throws Exception {
+        crosswise(READER_WRITES_OTHER, READER_WRITES_OTHER);
+    }
+
+    @Test
+    void twoComputesThatWriteEachOthersCacheEndWithOneFailure() throws Exception {
+        crosswise(COMPUTE_WRITES_OTHER, COMPUTE_WRITES_OTHER);
+    }
+
+    @Test
+    void aReaderAndAComputeThatWriteEachOthersCacheEndWithOneFailure() throws Exception {
+        crosswise(READER_WRITES_OTHER, COMPUTE_WRITES_OTHER);
+    }
+
+    /**
+     * Daemon threads, and no close of the caches or the pool before the threads ended: a deadlock then
+     * fails the test instead of hanging it (close waits for the segment locks the threads hold).
+     */
+    private static ExecutorService daemonThreads() {
+        return Executors.newFixedThreadPool(2, task -> {
+            Thread thread = new Thread(task);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    private static void crosswise(Inside first, Inside second) throws Exception {
+        ExecutorService threads = daemonThreads();
+        OffHeapCache<Long, String> a = cache("a");
+        OffHeapCache<Long, String> b = cache("b");
+        a.put(1L, "a1");
+        b.put(1L, "b1");
+        CyclicBarrier bothInside = new CyclicBarrier(2);
+        Runnable meet = () -> await(bothInside);
+        List<Future<?>> done = new ArrayList<>();
+        done.add(threads.submit(() -> first.run(a, b, meet)));
+        done.add(threads.submit(() -> second.run(b, a, meet)));
+        List<Throwable> failures = new ArrayList<>();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            for (Future<?> call : done) {
+                try {
+                    call.get();
+                } catch (ExecutionException e) {
+                    failures.add(e.getCause());
+                }
+            }
+        }, "the two threads deadlocked");
+        assertThat(failures).singleElement()
+                .isInstanceOf(IllegalStateException.class)
+                .satisfies(e -> assertThat(e.getMessage()).contains("deadlock").contains("cache 'a'")
+                        .contains("cache 'b'"));
+        // the thread that went on wrote the other cache; the one that gave up changed nothing of its own
+        assertThat(a.getIfPresent(2L) != null ^ b.getIfPresent(2L) != null).isTrue();
+        a.put(3L, "usable");
+        b.put(3L, "usable");
+        assertThat(a.getIfPresent(3L)).isEqualTo("usable");
+        assertThat(b.getIfPresent(3L)).isEqualTo("usable");
+        threads.shutdown();
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void aWriteThatOnlyWaitsForALongReaderWaitsAndSucceeds() throws Exception {
+        ExecutorService threads = daemonThreads();
+        OffHeapCache<Long, String> a = cache("a");
+        OffHeapCache<Long, String> b = cache("b");
+        a.put(1L, "a1");
+        b.put(1L, "b1");
+        CyclicBarrier bothInside = new CyclicBarrier(2);
+        // holds b's read lock for 20 check periods of the waiter, without waiting for anything itself
+        Future<?> longReader = threads.submit(() -> b.read(1L, segment -> {
+            await(bothInside);
+            sleep(200);
+            return null;
+        }));
+        Future<?> writer = threads.submit(() -> a.read(1L, segment -> {
+            await(bothInside);
+            b.put(2L, "after the long read");
+            return null;
+        }));
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            longReader.get();
+            writer.get();
+        });
+        assertThat(b.getIfPresent(2L)).isEqualTo("after the long read");
+        threads.shutdown();
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void theOwnCacheIsStillRefusedAtOnceInsideAReaderOrACompute() {
+        try (OffHeapCache<Long, String> a = cache("a")) {
+            a.put(1L, "a1");
+            BiFunction<Long, String, String> writesItsOwnCache = (key, old) -> {
+                a.put(2L, "x");
+                return old;
+            };
+            assertThatThrownBy(() -> a.compute(1L, writesItsOwnCache))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("inside compute");
+            assertThatThrownBy(() -> a.read(1L, segment -> {
+                a.put(2L, "x");
+                return null;
+            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside read()");
+            assertThat(a.getIfPresent(2L)).isNull();
+            assertThat(a.getIfPresent(1L)).isEqualTo("a1");
+        }
+    }
+
+    private static void await(CyclicBarrier barrier) {
+        try {
+            barrier.await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
