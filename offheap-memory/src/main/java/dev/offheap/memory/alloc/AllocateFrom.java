@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The {@code allocateFrom} family without zeroing, shared by {@link Allocator} and
@@ -32,8 +33,13 @@ final class AllocateFrom {
         return seg;
     }
 
-    static MemorySegment copy(Uninitialized allocator, ValueLayout elementLayout, MemorySegment source,
-                              ValueLayout sourceElementLayout, long sourceOffset, long elementCount) {
+    /**
+     * @param undo frees the allocation when the copy fails (a source offset out of bounds or misaligned, a
+     *             closed source), which the caller never sees and so could never free; null where the
+     *             memory goes back without it (a stack frame's, when the frame closes)
+     */
+    static MemorySegment copy(Uninitialized allocator, Consumer<MemorySegment> undo, ValueLayout elementLayout,
+                              MemorySegment source, ValueLayout sourceElementLayout, long sourceOffset, long elementCount) {
         Objects.requireNonNull(source);
         Objects.requireNonNull(sourceElementLayout);
         Objects.requireNonNull(elementLayout);
@@ -52,7 +58,18 @@ final class AllocateFrom {
                     + sourceElementLayout.byteSize() + " bytes");
         }
         MemorySegment dest = allocator.allocate(bytes, elementLayout.byteAlignment());
-        MemorySegment.copy(source, sourceElementLayout, sourceOffset, dest, elementLayout, 0, elementCount);
+        try {
+            MemorySegment.copy(source, sourceElementLayout, sourceOffset, dest, elementLayout, 0, elementCount);
+        } catch (RuntimeException e) {
+            if (undo != null) {
+                try {
+                    undo.accept(dest);
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
         return dest;
     }
 

@@ -1,6 +1,7 @@
 package dev.offheap.memory.alloc;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -123,7 +124,9 @@ final class AllocationTracker {
                     + " while it was still allocated by thread '" + previous.thread() + "' at" + format(previous.stack()));
         }
         synchronized (recentlyFreed) {
-            var inside = recentlyFreedAddresses.subSet(address, true, address + Math.max(1, size), false);
+            // the record at the start itself stays, for staleFree to name both stack traces when a stale
+            // segment of the freed allocation is freed again; badFree skips it while this allocation lives
+            var inside = recentlyFreedAddresses.subSet(address, false, address + Math.max(1, size), false);
             for (Long freed : inside) {
                 recentlyFreed.remove(freed);
             }
@@ -175,12 +178,9 @@ final class AllocationTracker {
             f = recentlyFreed.get(address);
         }
         String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
-        if (f != null && size <= f.allocation.size()) {
-            String message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
-                    + " (" + f.allocation.size() + " bytes): allocated by thread '" + f.allocation.thread() + "' at"
-                    + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "'" + (f.site != null ? " at" + format(ownFramesDropped(f.site))
-                    : " (DebugMode.FULL records where)")
-                    + "\nfreed again" + here;
+        // a record at the start of a live allocation (kept for staleFree) is not this segment's
+        if (f != null && size <= f.allocation.size() && !live.containsKey(address)) {
+            String message = doubleFree(f, here);
             problem(message);
             return new IllegalStateException(message);
         }
@@ -188,6 +188,42 @@ final class AllocationTracker {
                 + Long.toHexString(address) + " (" + size + " bytes), " + why + "; freed" + here;
         problem(message);
         return new IllegalArgumentException(message);
+    }
+
+    /**
+     * Builds the exception for a free through a stale segment: one whose own scope (FULL mode, or a
+     * {@link NativeAllocator} allocation with a scope of its own) an earlier free closed, while a later
+     * allocation now starts at the same address. Without this, the free would find that later
+     * allocation live and free it instead. Names both stack traces when the free record of the stale
+     * segment's own allocation is still kept (it is until another allocation at that address is freed).
+     * Records the problem.
+     *
+     * @param scope the stale segment's scope, to tell its allocation's free record from a later one's
+     */
+    IllegalStateException staleFree(long address, long size, MemorySegment.Scope scope) {
+        Freed f;
+        synchronized (recentlyFreed) {
+            f = recentlyFreed.get(address);
+        }
+        String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
+        String message;
+        if (f != null && f.allocation.arena() != null && f.allocation.arena().scope().equals(scope)) {
+            message = doubleFree(f, here);
+        } else {
+            message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
+                    + " (" + size + " bytes): its scope was closed by an earlier free; the allocation made at that address"
+                    + " since stays live\nfreed again" + here;
+        }
+        problem(message);
+        return new IllegalStateException(message);
+    }
+
+    private String doubleFree(Freed f, String here) {
+        return "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(f.allocation.address())
+                + " (" + f.allocation.size() + " bytes): allocated by thread '" + f.allocation.thread() + "' at"
+                + format(f.allocation.stack()) + "\nfirst freed by thread '" + f.thread + "'" + (f.site != null ? " at" + format(ownFramesDropped(f.site))
+                : " (DebugMode.FULL records where)")
+                + "\nfreed again" + here;
     }
 
     /** Records a problem found elsewhere (for example a double free found when a cache was flushed). */

@@ -188,11 +188,15 @@ public interface Allocator extends Arena {
         return seg;
     }
 
-    /** {@inheritDoc} Allocates without zeroing, since the copy overwrites the memory. */
+    /**
+     * {@inheritDoc} Allocates without zeroing, since the copy overwrites the memory; if the copy fails
+     * (for example {@code sourceOffset} out of bounds), the allocation is freed before the exception
+     * propagates, so nothing stays allocated.
+     */
     @Override
     default MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,
                                        long sourceOffset, long elementCount) {
-        return AllocateFrom.copy(this::allocateUninitialized, elementLayout, source, sourceElementLayout, sourceOffset,
-                elementCount);
+        return AllocateFrom.copy(this::allocateUninitialized, this::free, elementLayout, source, sourceElementLayout,
+                sourceOffset, elementCount);
     }
 }

@@ -236,6 +236,16 @@ public final class NativeAllocator implements Allocator {
         if (!segment.isNative() || address == 0) {
             throw foreign(segment, "it is not a native segment");
         }
+        if (!segment.scope().isAlive() && table.sizeAt(address) >= 0 && !closed) {
+            // a scope of its own (large and FULL-mode allocations) is closed by free: this segment was freed
+            // before, and the allocation live at its address now is a later one, which must stay live
+            if (tracker != null) {
+                throw tracker.staleFree(address, segment.byteSize(), segment.scope());
+            }
+            throw new IllegalStateException("double free in allocator '" + name + "' of 0x" + Long.toHexString(address)
+                    + " (" + segment.byteSize() + " bytes): its scope was closed by an earlier free; the allocation made at"
+                    + " that address since stays live (DebugMode.FULL reports both stack traces)");
+        }
         long value = table.remove(address, segment.byteSize());
         if (value == AddressTable.WRONG_SIZE) {
             // a slice that starts where the allocation starts: freeing it would free the whole allocation

@@ -65,8 +65,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link IllegalStateException} naming the segment: every block has a state byte, set when the
  * block is handed out and cleared by {@code free} with a compare-and-set, so a block freed
  * twice (one after the other, or by two threads at once) is never cached twice nor handed to two
- * users. What cannot be told apart is a stale segment freed after its block was handed out again:
- * that frees the new allocation; nor, for an untracked block of 64 KiB or less, a shorter slice that
+ * users. What cannot be told apart outside {@link DebugMode#FULL} (where the segment's own scope, closed
+ * by its first free, tells it) is a stale segment freed after its block was handed out again: that frees
+ * the new allocation; nor, for an untracked block of 64 KiB or less, a shorter slice that
  * starts at the block and lies in the same size class: it frees the block, and
  * {@link #allocatedBytes()} keeps the difference. Tracked allocations and larger ones know their size
  * and refuse such a slice with {@link IllegalArgumentException}, the allocation staying live. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
@@ -519,6 +520,12 @@ public final class PooledAllocator implements Allocator {
     @Override
     public void free(MemorySegment segment) {
         long address = Objects.requireNonNull(segment, "segment").address();
+        if (debug == DebugMode.FULL && !segment.scope().isAlive()) {
+            // FULL mode gives every allocation a scope of its own that free closes: a segment whose scope is
+            // closed was freed before, even where a later allocation starts at its address now, which the
+            // address alone would free instead
+            freeStale(address, segment.byteSize(), segment.scope());
+        }
         long offset = address - base;
         if (Long.compareUnsigned(offset, capacity) < 0 && segment.isNative()) {
             // A small block is freed from its unit's states alone (UnitStates): start and liveness
@@ -553,6 +560,18 @@ public final class PooledAllocator implements Allocator {
             }
         }
         freeSlow(segment);
+    }
+
+    /**
+     * Refuses the free of a stale segment (FULL mode, its scope closed) whose address a live tracked
+     * allocation starts at now; anything else at that address is left to the usual checks.
+     *
+     * @throws IllegalStateException if a live tracked allocation starts at {@code address}
+     */
+    private void freeStale(long address, long size, MemorySegment.Scope scope) {
+        if (!closed && tracker.isTracked(address)) {
+            throw tracker.staleFree(address, size, scope);
+        }
     }
 
     private void freeSlow(MemorySegment segment) {

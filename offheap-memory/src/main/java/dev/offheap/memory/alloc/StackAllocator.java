@@ -678,7 +678,9 @@ public final class StackAllocator implements AutoCloseable {
         @Override
         public MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,
                                           long sourceOffset, long elementCount) {
-            return AllocateFrom.copy(this::bump, elementLayout, source, sourceElementLayout, sourceOffset, elementCount);
+            // a failed copy's memory goes back when the frame closes
+            return AllocateFrom.copy(this::bump, null, elementLayout, source, sourceElementLayout, sourceOffset,
+                    elementCount);
         }
 
         @Override
