@@ -191,6 +191,9 @@ public final class CacheBuilder<K, V> {
      * @return a new cache
      * @throws IllegalStateException if no capacity was set, or the capacity is too small for the cache's tables
      * @throws dev.offheap.memory.BudgetExceededException if the budget cannot hold the capacity
+     * @throws java.util.concurrent.RejectedExecutionException if the {@linkplain #cleanUpInterval(Duration,
+     *         ScheduledExecutorService) clean-up executor} refuses the schedule (it was shut down, say); the
+     *         cache is closed again at once, so nothing stays charged to the budget or manager
      */
     public OffHeapCache<K, V> build() {
         if (capacityBytes < 0) {

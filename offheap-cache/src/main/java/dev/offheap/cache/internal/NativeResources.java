@@ -79,6 +79,9 @@ final class NativeResources implements Runnable {
             try {
                 memoryManager.reserve(this, capacityBytes);
             } catch (RuntimeException e) {
+                // the refused reserve has still made this object an owner of the manager, with nothing
+                // reserved: forget it, or the manager keeps it and lists it for as long as it lives
+                forgetOwner();
                 if (budget != null) {
                     budget.release(capacityBytes);
                 }
@@ -134,14 +137,24 @@ final class NativeResources implements Runnable {
     /** Gives back what {@link #reserve()} charged: on release, or for a cache whose construction failed after it. */
     void unreserve() {
         if (memoryManager != null) {
-            try {
-                memoryManager.releaseReservation(this, capacityBytes);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': releasing its reservation failed", e);
-            }
+            forgetOwner();
         }
         if (budget != null) {
             budget.release(capacityBytes);
+        }
+    }
+
+    /**
+     * Gives the manager's reservation back and has the manager forget this owner. Not
+     * {@code releaseReservation}: that leaves the owner's record, keyed by this object, in the manager,
+     * which then held every cache's resources (its shards' heap bookkeeping, a few KiB per shard) and
+     * listed it in {@code usageByOwner()} for as long as the manager lived, long after the cache closed.
+     */
+    private void forgetOwner() {
+        try {
+            memoryManager.releaseAll(this);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': releasing its reservation failed", e);
         }
     }
 

@@ -175,6 +175,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * @return the cache
      * @throws IllegalStateException if the capacity is too small, or maxEntryBytes larger than it can hold
      * @throws dev.offheap.memory.BudgetExceededException if the budget or manager cannot hold the capacity
+     * @throws java.util.concurrent.RejectedExecutionException if the clean-up executor refuses the schedule;
+     *         nothing stays reserved
      */
     public static <K, V> OffHeapCache<K, V> create(CacheConfig<K, V> config) {
         OffHeapCacheImpl<K, V> cache = new OffHeapCacheImpl<>(config);
@@ -183,8 +185,16 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // that only the application keeps a cache alive (see NativeResources)
             ScheduledExecutorService executor = config.cleanUpExecutor() != null ? config.cleanUpExecutor()
                     : SharedCleanUpExecutor.INSTANCE;
-            cache.cleanUpRuns = WeakSchedule.atFixedDelayWhileOpen(executor, cache, config.cleanUpInterval(),
-                    OffHeapCacheImpl::cleanUp, OffHeapCacheImpl::isClosed, "scheduled clean-up");
+            try {
+                cache.cleanUpRuns = WeakSchedule.atFixedDelayWhileOpen(executor, cache, config.cleanUpInterval(),
+                        OffHeapCacheImpl::cleanUp, OffHeapCacheImpl::isClosed, "scheduled clean-up");
+            } catch (RuntimeException | Error e) {
+                // an executor that refuses the schedule (shut down, say): the caller never gets this cache,
+                // so it gives back its memory, budget or manager reservation and MBean now, not when the
+                // collector finds it (with a warning that it was never closed)
+                cache.close();
+                throw e;
+            }
         }
         return cache;
     }
