@@ -83,6 +83,10 @@ final class Shard {
      * {@link #writeLockAfterSpinning} and {@link #lockRead}): about 3 microseconds.
      */
     private static final int LOCK_SPINS = 128;
+    /** Value lengths above this are checked against the optimistic read's stamp before an array is made. */
+    private static final long TORN_LENGTH_CHECK = 1 << 16;
+    /** The largest array the JVM makes. */
+    private static final long MAX_ARRAY_BYTES = Integer.MAX_VALUE - 8;
     /** Returned by an optimistic read that saw inconsistent bytes. */
     static final byte[] RETRY = new byte[0];
     /** A key's bytes read a long at a time, in the order the region's longs are read (native). */
@@ -398,7 +402,7 @@ final class Shard {
                 int epoch = removalEpoch;
                 try {
                     entry = find(hash, key, true);
-                    value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis);
+                    value = entry <= 0 ? (entry == 0 ? null : RETRY) : copyChecked(entry, nowMillis, stamp);
                 } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
                     entry = -1;
                     value = RETRY;
@@ -450,10 +454,18 @@ final class Shard {
         }
     }
 
-    private byte[] copyChecked(int entry, long nowMillis) {
+    /**
+     * The optimistic copy of an entry's value, {@link #RETRY} if what it read cannot be a value. A length
+     * read while a writer changes the entry may be anything up to the entry limit, which a large cache
+     * puts past what an array holds (a segment holds up to 8 GiB): so a length over
+     * {@link #TORN_LENGTH_CHECK} is trusted only once the stamp still holds, and never one over an
+     * array's limit, rather than sizing an array of gigabytes (or a negative one) from a torn read.
+     */
+    private byte[] copyChecked(int entry, long nowMillis, long stamp) {
         int meta = getInt(region, address(entry) + META);
         long length = valueLength(entry, meta);
-        if (length < 0 || length > maxEntryBytes) {
+        if (length < 0 || length > maxEntryBytes || length > MAX_ARRAY_BYTES
+                || (length > TORN_LENGTH_CHECK && !lock.validate(stamp))) {
             return RETRY;
         }
         if (expired(entry, nowMillis)) {
