@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
  * Application-level accounting of memory: a limit in bytes, and the bytes reserved against it,
@@ -212,6 +213,13 @@ public final class Budget implements AutoCloseable {
             ensureOpen();
         }
         children.add(child);
+        if (closed) {
+            // a close() that began before the add may have copied the children without this one, and returned
+            // its reservation upwards with everything else: left open, it would spend bytes nobody above counts
+            children.remove(child);
+            child.close();
+            ensureOpen(); // throws
+        }
         return child;
     }
 
@@ -561,15 +569,13 @@ public final class Budget implements AutoCloseable {
         sb.append(": limit ").append(ByteSize.format(limit))
                 .append(", used ").append(ByteSize.format(usedNow))
                 .append(", available ").append(ByteSize.format(Math.max(0, ceiling - usedNow)));
-        List<Budget> biggest = new ArrayList<>(children);
-        biggest.sort(Comparator.comparingLong(Budget::reserved).reversed());
         sb.append("; biggest users: ");
         int named = 0;
-        for (Budget child : biggest) {
-            if (named == USERS_NAMED_IN_MESSAGES || child.reserved() == 0) {
+        for (Sized child : largestFirst(children, Budget::reserved)) {
+            if (named == USERS_NAMED_IN_MESSAGES || child.bytes() == 0) {
                 break;
             }
-            sb.append(named == 0 ? "" : ", ").append(child.name).append(' ').append(ByteSize.format(child.reserved()));
+            sb.append(named == 0 ? "" : ", ").append(child.budget().name).append(' ').append(ByteSize.format(child.bytes()));
             named++;
         }
         if (named == 0) {
@@ -586,11 +592,27 @@ public final class Budget implements AutoCloseable {
             sb.append(", reservation ").append(ByteSize.format(reservation));
         }
         sb.append('\n');
-        List<Budget> sorted = new ArrayList<>(children);
-        sorted.sort(Comparator.comparingLong(Budget::used).reversed());
-        for (Budget child : sorted) {
-            child.appendUsage(sb, depth + 1);
+        for (Sized child : largestFirst(children, Budget::used)) {
+            child.budget().appendUsage(sb, depth + 1);
         }
+    }
+
+    /** A budget with one reading of its size, taken before sorting. */
+    private record Sized(Budget budget, long bytes) {
+    }
+
+    /**
+     * The budgets with their sizes, largest first. Each size is read once, before sorting: other threads
+     * change the live values while the sort runs, and a comparator that reads them is inconsistent, which
+     * the JDK's merge sort (from 32 elements) may detect and throw IllegalArgumentException for.
+     */
+    private static List<Sized> largestFirst(Set<Budget> budgets, ToLongFunction<Budget> size) {
+        List<Sized> sized = new ArrayList<>(budgets.size());
+        for (Budget budget : budgets) {
+            sized.add(new Sized(budget, size.applyAsLong(budget)));
+        }
+        sized.sort(Comparator.comparingLong(Sized::bytes).reversed());
+        return sized;
     }
 
     private static void logLeak(String report) {

@@ -214,8 +214,6 @@ public final class MemoryManager implements AutoCloseable {
         this.totalPages = Math.toIntExact(total >>> pageShift);
         this.name = b.name != null ? b.name : "memory-manager-" + UNNAMED_COUNTER.incrementAndGet();
         this.leakReporter = b.leakReporter != null ? b.leakReporter : report -> LOG.log(System.Logger.Level.WARNING, report);
-        this.budget = b.parentBudget != null ? b.parentBudget.child(name, total, total)
-                : Budget.root(name, total, leakReporter);
         long stateLength = Math.max(STATE_SPREAD, Long.highestOneBit(Math.max(1, totalPages) - 1L) << 1);
         long ownLinesLength = (long) totalPages << STATE_SPREAD_SHIFT;
         if (pageSize >= OWN_LINE_MIN_PAGE_SIZE && ownLinesLength <= MAX_PAGES) {
@@ -246,6 +244,9 @@ public final class MemoryManager implements AutoCloseable {
         this.chunkShift = type == MemoryType.MAPPED ? shiftForAllPages : Math.min(shiftForAllPages, shiftForNativeChunk);
         this.chunkBytes = (long) pageSize << chunkShift;
         this.chunks = new Chunk[(int) ((totalPages + (1L << chunkShift) - 1) >>> chunkShift)];
+        // taken from the parent after the tables above: a build that ran out of heap for them charged it for good
+        this.budget = b.parentBudget != null ? b.parentBudget.child(name, total, total)
+                : Budget.root(name, total, leakReporter);
         try {
             if (type == MemoryType.MAPPED) {
                 addChunk(mapFile(b.mappedFile, total));
@@ -322,8 +323,7 @@ public final class MemoryManager implements AutoCloseable {
         Magazine magazine = magazine();
         OwnerRecord record = record(owner, magazine);
         if (count > totalPages) {
-            failures.increment();
-            throw exceeded(record, (long) count << pageShift, count + " pages, more than the manager has,",
+            throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
                     usedBytes(), List.of());
         }
         int[] slots = new int[count];
@@ -387,8 +387,14 @@ public final class MemoryManager implements AutoCloseable {
             return -1;
         }
         int slot = slotOf(page);
+        if (slot < 0) {
+            return -1; // a heap page that close dropped meanwhile
+        }
         if (!(SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease)
                 || (lease.arena != null && !lease.arena.scope().equals(page.scope()))) {
+            if (closed) {
+                return -1; // close revoked the page meanwhile: a release racing close does nothing, as after it
+            }
             throw alreadyReleased(page, slot);
         }
         if (lease.isQuarantined()) {
@@ -526,6 +532,9 @@ public final class MemoryManager implements AutoCloseable {
         do {
             current = record == null ? 0 : record.reservedBytes.get();
             if (bytes > current) {
+                if (closed) {
+                    return; // close forgot the owners meanwhile: a release racing close does nothing, as after it
+                }
                 throw new IllegalStateException("owner '" + owner + "' releases " + bytes + " reserved bytes but holds "
                         + current + " in memory manager '" + name + "'");
             }
@@ -651,11 +660,9 @@ public final class MemoryManager implements AutoCloseable {
     /** @return bytes used per owner (pages plus reservations), keyed by {@code String.valueOf(owner)}, largest first */
     public Map<String, Long> usageByOwner() {
         Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
-        List<OwnerRecord> records = new ArrayList<>(owners.values());
-        records.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesByOwner)).reversed());
         Map<String, Long> usage = new LinkedHashMap<>();
-        for (OwnerRecord record : records) {
-            usage.merge(record.label, usedBytesOf(record, pagesByOwner), Long::sum);
+        for (Map.Entry<OwnerRecord, Long> owner : largestFirst(owners.values(), pagesByOwner)) {
+            usage.merge(owner.getKey().label, owner.getValue(), Long::sum);
         }
         return usage;
     }
@@ -746,15 +753,30 @@ public final class MemoryManager implements AutoCloseable {
             reserveOrSpill(record, (long) count << pageShift, count + (count == 1 ? " page" : " pages"));
         }
         int[] slots = new int[count];
-        for (int i = freeSlots.popAll(slots, 0, count); i < count; i++) {
-            slots[i] = popFreeSlot();
-        }
-        if (extra > 0) {
-            int[] refill = new int[extra];
-            for (int i = freeSlots.popAll(refill, 0, extra); i < extra; i++) {
-                refill[i] = popFreeSlot();
+        int[] refill = extra > 0 ? new int[extra] : null;
+        int popped = 0;
+        int refilled = 0;
+        try {
+            for (popped = freeSlots.popAll(slots, 0, count); popped < count; popped++) {
+                slots[popped] = popFreeSlot();
             }
-            magazine.putAll(refill, extra);
+            if (extra > 0) {
+                for (refilled = freeSlots.popAll(refill, 0, extra); refilled < extra; refilled++) {
+                    refill[refilled] = popFreeSlot();
+                }
+                magazine.putAll(refill, extra);
+            }
+        } catch (RuntimeException | Error e) {
+            // the system refused a new chunk (OutOfMemoryError): the slots popped and the pages the budget admitted
+            // go back, else every such failure lost them for good (after close nothing goes back, see returnSlots)
+            returnSlots(slots, 0, popped);
+            if (refill != null) {
+                returnSlots(refill, 0, refilled);
+            }
+            if (!closed) {
+                budget.release((long) (count - popped + extra - refilled) << pageShift);
+            }
+            throw e;
         }
         return slots;
     }
@@ -850,7 +872,8 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
-     * Finds the slot of a page, or throws IllegalArgumentException if it is not one of ours.
+     * Finds the slot of a page, or throws IllegalArgumentException if it is not one of ours; -1 for a heap
+     * page that a close() running meanwhile dropped.
      *
      * <p>The heap lookup and the messages live in methods of their own so that this one and the native
      * lookup stay small: as one method of 362 bytecodes it was over C2's size limit for inlining a hot
@@ -898,6 +921,9 @@ public final class MemoryManager implements AutoCloseable {
             synchronized (heapSlots) {
                 slot = heapSlots.get(array);
                 if (slot == null && releasedHeapArrays.containsKey(array)) {
+                    if (closed) {
+                        return -1; // close dropped the page meanwhile: a release racing close does nothing, as after it
+                    }
                     throw new IllegalStateException("heap page of memory manager '" + name
                             + "' was already released (double release); segment " + page);
                 }
@@ -1064,19 +1090,21 @@ public final class MemoryManager implements AutoCloseable {
         int[] depth = spillDepth.get();
         List<String> asked = new ArrayList<>();
         if (depth[0] == 0) {
-            List<OwnerRecord> candidates = new ArrayList<>();
+            List<OwnerRecord> withCallbacks = new ArrayList<>();
             for (OwnerRecord record : owners.values()) {
                 if (record != requester && record.callback != null) {
-                    candidates.add(record);
+                    withCallbacks.add(record);
                 }
             }
             Map<OwnerRecord, Long> pagesAtStart = countPagesByOwner();
-            candidates.sort(Comparator.comparingLong((OwnerRecord r) -> usedBytesOf(r, pagesAtStart)).reversed());
+            List<OwnerRecord> candidates = largestFirst(withCallbacks, pagesAtStart).stream()
+                    .map(Map.Entry::getKey).toList();
             // Each pass over the page table after a callback is also the next callback's "before".
             Map<OwnerRecord, Long> pagesByOwner = pagesAtStart;
             for (OwnerRecord candidate : candidates) {
                 long needed = bytes - budget.available();
                 long before = usedBytesOf(candidate, pagesByOwner);
+                int quarantinedBefore = quarantinedPages.get();
                 SpillEvent event = new SpillEvent();
                 event.begin();
                 depth[0]++;
@@ -1090,7 +1118,10 @@ public final class MemoryManager implements AutoCloseable {
                 }
                 drainMagazines();
                 pagesByOwner = countPagesByOwner();
-                long freed = Math.max(0, before - usedBytesOf(candidate, pagesByOwner));
+                // pages the callback quarantined (a releaseAll of pages confined to a live thread) left the owner
+                // but are not free: they count in the budget until their thread releases them or ends
+                long quarantined = Math.max(0, quarantinedPages.get() - quarantinedBefore);
+                long freed = Math.max(0, before - usedBytesOf(candidate, pagesByOwner) - (quarantined << pageShift));
                 event.end();
                 if (event.shouldCommit()) {
                     event.manager = name;
@@ -1108,8 +1139,12 @@ public final class MemoryManager implements AutoCloseable {
                 }
             }
         }
+        throw refused(requester, bytes, what, budget.used(), asked);
+    }
+
+    /** Counts a final refusal and records its JFR event (every refusal has one); returns the exception to throw. */
+    private BudgetExceededException refused(OwnerRecord requester, long bytes, String what, long used, List<String> asked) {
         failures.increment();
-        long used = budget.used();
         PageAllocationFailedEvent event = new PageAllocationFailedEvent();
         if (event.shouldCommit()) {
             event.manager = name;
@@ -1119,7 +1154,7 @@ public final class MemoryManager implements AutoCloseable {
             event.limitBytes = totalBytes;
             event.commit();
         }
-        throw exceeded(requester, bytes, what, used, asked);
+        return exceeded(requester, bytes, what, used, asked);
     }
 
     private BudgetExceededException exceeded(OwnerRecord requester, long bytes, String what, long used, List<String> asked) {
@@ -1164,6 +1199,21 @@ public final class MemoryManager implements AutoCloseable {
 
     private long usedBytesOf(OwnerRecord record, Map<OwnerRecord, Long> pagesByOwner) {
         return (pagesByOwner.getOrDefault(record, 0L) << pageShift) + record.reservedBytes.get();
+    }
+
+    /**
+     * The owners with their use in bytes, largest first. Each use is read once, before sorting: other
+     * threads reserve and release meanwhile, and a comparator that read the live counts is inconsistent,
+     * which the JDK's merge sort (from 32 elements) may detect and throw IllegalArgumentException for.
+     */
+    private List<Map.Entry<OwnerRecord, Long>> largestFirst(Collection<OwnerRecord> records,
+                                                           Map<OwnerRecord, Long> pagesByOwner) {
+        List<Map.Entry<OwnerRecord, Long>> sorted = new ArrayList<>(records.size());
+        for (OwnerRecord record : records) {
+            sorted.add(Map.entry(record, usedBytesOf(record, pagesByOwner)));
+        }
+        sorted.sort(Map.Entry.<OwnerRecord, Long>comparingByValue().reversed());
+        return sorted;
     }
 
     private long childBudgetsUse() {
@@ -1763,6 +1813,8 @@ public final class MemoryManager implements AutoCloseable {
         public static final String PROPERTY_PREFIX = "offheap.memory.";
         private static final Set<String> KNOWN_KEYS = Set.of("size", "fraction-of-heap", "fraction-of-physical", "type",
                 "page-size", "mapped-file", "page-access", "preallocate", "name", "register-mbean");
+        /** Keys that each set the total size: at most one may be given. */
+        private static final List<String> SIZE_KEYS = List.of("size", "fraction-of-heap", "fraction-of-physical");
 
         private long totalSize = -1;
         private double heapFraction = -1;
@@ -1953,15 +2005,23 @@ public final class MemoryManager implements AutoCloseable {
          * ({@code heap}, {@code native}, {@code mapped}), {@code page-size} (e.g. {@code 32k}),
          * {@code mapped-file}, {@code page-access} ({@code confined}, {@code shared}),
          * {@code preallocate}, {@code name}, {@code register-mbean}. Other keys are ignored, except
-         * unknown keys under the prefix, which are rejected as likely typos.
+         * unknown keys under the prefix, which are rejected as likely typos. At most one of {@code size},
+         * {@code fraction-of-heap} and {@code fraction-of-physical} may be given.
          *
          * @param properties the properties, e.g. {@link System#getProperties()}
          * @return this builder
          * @throws NullPointerException     if {@code properties} is null
-         * @throws IllegalArgumentException for an unknown key under the prefix or a value that does not parse
+         * @throws IllegalArgumentException for an unknown key under the prefix, a value that does not parse,
+         *                                  or more than one key that sets the size
          */
         public Builder properties(Properties properties) {
             Objects.requireNonNull(properties, "properties");
+            List<String> sizeKeys = SIZE_KEYS.stream().map(k -> PROPERTY_PREFIX + k)
+                    .filter(k -> properties.getProperty(k) != null).sorted().toList();
+            if (sizeKeys.size() > 1) {
+                // applied one after the other, the last would win, and which is last is the order of a hash set
+                throw new IllegalArgumentException("properties " + sizeKeys + " each set the size; give only one");
+            }
             for (String key : properties.stringPropertyNames()) {
                 if (!key.startsWith(PROPERTY_PREFIX)) {
                     continue;
@@ -2012,9 +2072,11 @@ public final class MemoryManager implements AutoCloseable {
             if (totalSize > 0) {
                 total = totalSize;
                 if (total % pageSize != 0) {
+                    long below = total / pageSize * pageSize;
+                    // near Long.MAX_VALUE the multiple above does not fit a long (it read as a negative size)
+                    long above = below > Long.MAX_VALUE - pageSize ? -1 : below + pageSize;
                     throw new IllegalArgumentException("total size " + total + " is not a multiple of the page size "
-                            + pageSize + " (nearest: " + (total / pageSize * pageSize) + " or "
-                            + ((total / pageSize + 1) * pageSize) + ")");
+                            + pageSize + " (nearest: " + below + (above < 0 ? "" : " or " + above) + ")");
                 }
             } else if (heapFraction > 0 || physicalFraction > 0) {
                 long base = heapFraction > 0 ? Runtime.getRuntime().maxMemory() : physicalMemory();

@@ -32,7 +32,7 @@ public interface MemoryManagerMXBean {
     /** @return bytes reserved by owners outside pages */
     long getReservedBytes();
 
-    /** @return bytes in use: pages held by owners plus reservations (plus pages cached per thread) */
+    /** @return bytes in use: pages held by owners plus reservations (free pages cached per thread are not counted) */
     long getUsedBytes();
 
     /** @return the highest used bytes seen */
