@@ -14,6 +14,7 @@ public final class OfferService implements AutoCloseable {
     private final OfferStore store;
     private final LongAdder requests = new LongAdder();
     private final LongAdder loads = new LongAdder();
+    private final LongAdder hits = new LongAdder();
 
     /**
      * @param cache the cache; closed with the service
@@ -34,7 +35,14 @@ public final class OfferService implements AutoCloseable {
             throw new IllegalArgumentException("no offer " + id + ": ids are 0 to " + (store.offers() - 1));
         }
         requests.increment();
-        return cache.get(id, countingLoader);
+        // a loader of this call's own tells whether the call loaded, so that it counts as a hit only once
+        // answered without a load: requests minus loads would count it as a hit until its load starts
+        CallLoader loader = new CallLoader();
+        String description = cache.get(id, loader);
+        if (!loader.loaded) {
+            hits.increment();
+        }
+        return description;
     }
 
     /**
@@ -68,6 +76,23 @@ public final class OfferService implements AutoCloseable {
         }
     };
 
+    /** {@link #countingLoader} for one call of {@link #offer(long)}, noting whether the cache called it. */
+    private final class CallLoader implements OfferLoader {
+        boolean loaded;
+
+        @Override
+        public String load(long id) {
+            loaded = true;
+            return countingLoader.load(id);
+        }
+
+        @Override
+        public void loadInto(long id, MemorySegment target) {
+            loaded = true;
+            countingLoader.loadInto(id, target);
+        }
+    }
+
     /** @return requests served */
     public long requests() {
         return requests.sum();
@@ -76,6 +101,18 @@ public final class OfferService implements AutoCloseable {
     /** @return requests the cache missed, so the store loaded */
     public long loads() {
         return loads.sum();
+    }
+
+    /**
+     * Calls of {@link #offer(long)} that returned without loading, each counted once it returned: unlike
+     * {@link #requests()} minus {@link #loads()}, which counts a request as a hit from its start until its
+     * load begins, this never falls, as a Prometheus counter must not. Calls of {@link #fetch(long)} are
+     * not counted here.
+     *
+     * @return the hits of {@link #offer(long)} so far
+     */
+    public long hits() {
+        return hits.sum();
     }
 
     /** @return how many offers there are */

@@ -3,6 +3,7 @@ package dev.offheap.cli.compare;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.caffinitas.ohc.CacheSerializer;
 import org.caffinitas.ohc.OHCache;
 import org.caffinitas.ohc.OHCacheBuilder;
@@ -52,6 +53,7 @@ public final class OhcOfferCache implements OfferCache {
 
     private final OHCache<Long, String> cache;
     private final long capacity;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param maxEntries entries to size the capacity for, 1 or more
@@ -100,6 +102,10 @@ public final class OhcOfferCache implements OfferCache {
 
     @Override
     public void close() {
+        // OHC's own close is not idempotent: a second one fails with a NullPointerException on the freed maps
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             cache.close();
         } catch (IOException e) {

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -40,6 +41,8 @@ import org.HdrHistogram.Histogram;
  */
 public final class OfferServer implements AutoCloseable {
     private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
+    /** What {@link Long#parseLong(String)} reads as a number, whatever its size. */
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");
 
     private final OfferService service;
     private final String variant;
@@ -105,12 +108,16 @@ public final class OfferServer implements AutoCloseable {
         try {
             id = Long.parseLong(idText);
         } catch (NumberFormatException ex) {
-            respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got '" + idText + "'\n");
+            // digits past a long are a number all the same, outside the store like any other too large
+            if (WHOLE_NUMBER.matcher(idText).matches()) {
+                notAnOffer(e, idText);
+            } else {
+                respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got '" + idText + "'\n");
+            }
             return;
         }
         if (id < 0 || id >= service.offers()) {
-            respond(e, 404, "text/plain; charset=utf-8", "no offer " + id + ": ids are 0 to " + (service.offers() - 1)
-                    + "\n");
+            notAnOffer(e, Long.toString(id));
             return;
         }
         long t0 = System.nanoTime();
@@ -123,6 +130,11 @@ public final class OfferServer implements AutoCloseable {
         }
         latency.recordValue(Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS));
         respond(e, 200, "text/plain; charset=iso-8859-1", description.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private void notAnOffer(HttpExchange e, String id) throws IOException {
+        respond(e, 404, "text/plain; charset=utf-8", "no offer " + id + ": ids are 0 to " + (service.offers() - 1)
+                + "\n");
     }
 
     private void text(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
@@ -152,15 +164,16 @@ public final class OfferServer implements AutoCloseable {
         Map<String, Object> m = new LinkedHashMap<>();
         long requests = service.requests();
         long loads = service.loads();
+        long hits = service.hits();
         m.put("variant", variant);
         m.put("cache", service.cache().describe());
         m.put("store", service.store().describe());
         m.put("offers", service.offers());
         m.put("uptimeSeconds", (System.nanoTime() - startNanos) / 1e9);
         m.put("requests", requests);
-        m.put("hits", requests - loads);
+        m.put("hits", hits);
         m.put("misses", loads);
-        m.put("hitRatio", requests == 0 ? null : (double) (requests - loads) / requests);
+        m.put("hitRatio", hits + loads == 0 ? null : (double) hits / (hits + loads));
         m.put("entries", service.cache().entries());
         m.put("cacheNativeBytes", service.cache().nativeBytes());
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
@@ -193,7 +206,8 @@ public final class OfferServer implements AutoCloseable {
         long requests = service.requests();
         long loads = service.loads();
         metric(sb, "offheap_requests_total", "counter", "Offer requests served.", v, requests);
-        metric(sb, "offheap_cache_hits_total", "counter", "Requests served from the cache.", v, requests - loads);
+        // a counter must never fall: requests minus loads does, while a request is between its count and its load
+        metric(sb, "offheap_cache_hits_total", "counter", "Requests served from the cache.", v, service.hits());
         metric(sb, "offheap_cache_misses_total", "counter", "Requests loaded from the store.", v, loads);
         metric(sb, "offheap_cache_entries", "gauge", "Entries in the cache.", v, service.cache().entries());
         metric(sb, "offheap_cache_native_bytes", "gauge", "Native memory the cache uses, by its own accounting.", v,
@@ -243,9 +257,14 @@ public final class OfferServer implements AutoCloseable {
     private static void respond(HttpExchange e, int status, String contentType, byte[] body) throws IOException {
         try (e) {
             e.getResponseHeaders().set("Content-Type", contentType);
-            e.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-            try (OutputStream os = e.getResponseBody()) {
-                os.write(body);
+            // a response to HEAD has no body: the JDK's server takes a length for one as a mistake, and logs a
+            // warning for every such request
+            boolean head = e.getRequestMethod().equals("HEAD");
+            e.sendResponseHeaders(status, body.length == 0 || head ? -1 : body.length);
+            if (!head) {
+                try (OutputStream os = e.getResponseBody()) {
+                    os.write(body);
+                }
             }
         }
     }

@@ -195,8 +195,10 @@ public final class ServeCommand implements Command {
     public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
         Args a = parse(argv);
         OfferServer server = start(a, out);
+        // an IPv6 address goes in brackets in a URL
+        String host = a.bind().contains(":") && !a.bind().startsWith("[") ? "[" + a.bind() + "]" : a.bind();
         out.printf(Locale.ROOT, "offheap serve: %s on http://%s:%d/ (GET /offers/{id} for ids 0..%d, /stats, /metrics)%s%n",
-                a.variant().label(), a.bind(), server.port(), a.keys() - 1,
+                a.variant().label(), host, server.port(), a.keys() - 1,
                 a.stopAfter() == null ? "; Ctrl-C stops" : "; stops after " + Durations.format(a.stopAfter()));
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -240,7 +242,9 @@ public final class ServeCommand implements Command {
         OfferCache cache;
         try {
             cache = a.variant().create(a.maxEntries(), a.valueSize());
-        } catch (RuntimeException | LinkageError e) {
+        } catch (RuntimeException | LinkageError | OutOfMemoryError e) {
+            // the off-heap caches report memory they cannot reserve (--max-entries x --value-size past what
+            // the machine can map) as OutOfMemoryError, which leaves the heap as it was
             store.close();
             throw new CommandException("cannot build the " + a.variant().label() + " cache: " + e, e);
         }
