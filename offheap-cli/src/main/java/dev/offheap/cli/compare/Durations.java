@@ -51,7 +51,8 @@ public final class Durations {
             return ns / 1_000_000_000L + "s";
         }
         if (ns >= 1_000_000_000L) {
-            return String.format(Locale.ROOT, "%.3gs", ns / 1e9);
+            // exact, in plain digits: three significant digits wrote 999.9 s as "1.00e+03s" and 59.99 s as "60.0s"
+            return java.math.BigDecimal.valueOf(ns, 9).stripTrailingZeros().toPlainString() + "s";
         }
         if (ns % 1_000_000 == 0 && ns > 0) {
             return ns / 1_000_000 + "ms";

@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * description is the row's text expanded to the value size ({@link Offers#description(String, int)}).
  *
  * <p>The database is created on first use and filled deterministically; a database with fewer offers
- * than asked for gets the missing ones. One that cannot be opened, lacks the tables or holds other
- * data than {@link Offers} generates is deleted and rebuilt, with a message saying so.
+ * than asked for gets the missing ones. One that cannot be opened, lacks the tables, has a row that
+ * cannot be read or holds other data than {@link Offers} generates (every offer's text is read and
+ * compared when it is opened) is deleted and rebuilt, with a message saying so.
  *
  * <p>Threading: {@link #load(long)} may be called from any number of threads; each borrows one of the
  * store's connections (as many as {@code connections}) for the query.
@@ -201,6 +202,21 @@ public final class H2OfferStore implements OfferStore {
                         if (!r.next() || !Offers.title(id).equals(r.getString(1))
                                 || Offers.priceCents(id) != r.getLong(2) || !Offers.text(id).equals(r.getString(3))) {
                             throw new CorruptDatabaseException("offer " + id + " does not hold the expected data");
+                        }
+                    }
+                }
+            }
+            // H2 opens a file with damaged pages and answers COUNT(*) and MAX(id) from its metadata: only
+            // reading a row finds the damage. Each load is a lookup by id, so every id is looked up once, as
+            // the variant JVMs' priming will: a damaged page left here failed every variant at its first read
+            // of it ("offer 915 is missing", "Unable to read the page"), run after run, and was never rebuilt
+            try (PreparedStatement p = c.prepareStatement("SELECT text FROM offers WHERE id = ?")) {
+                for (long id = 0; id < count; id++) {
+                    p.setLong(1, id);
+                    try (ResultSet r = p.executeQuery()) {
+                        if (!r.next() || !Offers.text(id).equals(r.getString(1))) {
+                            throw new CorruptDatabaseException("offer " + id + " is missing or does not hold the "
+                                    + "expected data");
                         }
                     }
                 }

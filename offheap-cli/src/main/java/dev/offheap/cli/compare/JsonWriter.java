@@ -70,8 +70,10 @@ public final class JsonWriter {
         } else if (d == Math.rint(d) && Math.abs(d) < 1e15) {
             sb.append((long) d);
         } else {
-            sb.append(String.format(Locale.ROOT, "%.6g", d).replaceFirst("(\\.\\d*?)0+(e|$)", "$1$2")
-                    .replaceFirst("\\.(e|$)", "$1"));
+            // the shortest text that reads back as the same double (valid JSON: 0.5, 1.2345678E7): six
+            // significant digits changed what the parent read from a variant JVM, and a throughput of
+            // 1,234,567.8 requests/s came out of the round trip as 1,234,570
+            sb.append(Double.toString(d));
         }
     }
 

@@ -30,6 +30,10 @@ import java.util.function.Function;
  */
 public final class VariantLauncher {
     private static final int TAIL_LINES = 40;
+    /** The most lines {@link #explainsFailure(String)} keeps of one JVM's output, besides its tail. */
+    private static final int CAUSE_LINES = 8;
+    /** The line the worker prints first when its run throws, before the stack trace. */
+    static final String WORKER_FAILED = "offheap compare worker failed: ";
 
     private final long heapBytes;
     private final CompareOptions.Collector collector;
@@ -106,8 +110,9 @@ public final class VariantLauncher {
             return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "could not start its JVM: " + e, 0);
         }
         Deque<String> tail = new ArrayDeque<>();
+        List<String> causes = new ArrayList<>();
         Thread reader = Thread.ofPlatform().daemon().name("variant-output").start(
-                () -> pump(process.getInputStream(), log, tail, progress));
+                () -> pump(process.getInputStream(), log, tail, causes, progress));
         boolean finished;
         try {
             finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -121,9 +126,12 @@ public final class VariantLauncher {
         }
         reader.join(5000);
         double seconds = (System.nanoTime() - start) / 1e9;
-        List<String> lines;
+        // the lines that name the failure first: a stack trace with its causes (H2's run to 60 lines) pushed
+        // the worker's own line out of the tail, and the reason read "failed with exit code 1: ... 26 more"
+        List<String> lines = new ArrayList<>();
         synchronized (tail) {
-            lines = List.copyOf(tail);
+            lines.addAll(causes);
+            lines.addAll(tail);
         }
         if (!finished) {
             return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "timed out after "
@@ -152,7 +160,7 @@ public final class VariantLauncher {
      * Says why a variant JVM failed, from its exit code and the end of its output.
      *
      * @param exitCode the JVM's exit code, not 0
-     * @param tail the last lines of its output
+     * @param tail the lines of its output that explain a failure, then its last lines
      * @param crashReport the hs_err file it left, or null
      * @return one line: out of memory, crashed, or the worker's error
      */
@@ -168,8 +176,8 @@ public final class VariantLauncher {
             return "crashed: the JVM died (" + how + ")" + (crashReport != null ? "; crash report " + crashReport : "");
         }
         for (String line : tail) {
-            if (line.startsWith("offheap compare worker failed: ")) {
-                return "the run threw " + line.substring("offheap compare worker failed: ".length());
+            if (line.startsWith(WORKER_FAILED)) {
+                return "the run threw " + line.substring(WORKER_FAILED.length());
             }
         }
         for (String line : tail) {
@@ -181,8 +189,22 @@ public final class VariantLauncher {
         return "failed with exit code " + exitCode + ": " + last.trim();
     }
 
-    /** Copies the JVM's output to its log, keeps the last lines, and hands progress lines to the listener. */
-    private static void pump(InputStream in, Path log, Deque<String> tail, BiConsumer<String, Double> progress) {
+    /**
+     * @param line a line of a variant JVM's output
+     * @return whether {@link #failureReason} reads its reason from it: the worker's failure, an
+     *         OutOfMemoryError, or the JVM's refusal to start
+     */
+    private static boolean explainsFailure(String line) {
+        return line.startsWith(WORKER_FAILED) || line.contains("java.lang.OutOfMemoryError") || line.startsWith("Error: ")
+                || line.contains("Could not create the Java Virtual Machine");
+    }
+
+    /**
+     * Copies the JVM's output to its log, keeps the last lines and the first ones that explain a failure
+     * (however much output follows them), and hands progress lines to the listener.
+     */
+    private static void pump(InputStream in, Path log, Deque<String> tail, List<String> causes,
+            BiConsumer<String, Double> progress) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
                 PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
@@ -200,6 +222,9 @@ public final class VariantLauncher {
                 w.println(line);
                 w.flush();
                 synchronized (tail) {
+                    if (causes.size() < CAUSE_LINES && explainsFailure(line)) {
+                        causes.add(line);
+                    }
                     tail.addLast(line);
                     if (tail.size() > TAIL_LINES) {
                         tail.removeFirst();
