@@ -96,8 +96,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               {@link WrongThreadException}). It runs under the read lock of the key's segment: reads
      *               go on, writes to that segment wait for it, and a write of this cache or {@link #close()}
      *               from inside it throws {@link IllegalStateException} (it would wait for that lock forever).
-     *               Another cache may be used, but two readers that each write the other's cache may
-     *               wait for each other forever.
+     *               Another cache may be used; of two threads whose readers (or computes) each write
+     *               the other's cache, one gets an {@link IllegalStateException} naming the deadlock.
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */
@@ -294,6 +294,11 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * Frees all memory of the cache. Later calls of any other method throw {@link IllegalStateException};
      * calls running in other threads finish or throw, never touch freed memory; callers waiting for another
      * thread's load throw at once, without waiting for the loader. Idempotent.
+     *
+     * <p>A close from inside a reader or {@code compute} of another cache waits for this cache's lock
+     * holders while it holds that cache's lock; if one of them waits for it, the close may be the call that
+     * gives up the deadlock and throws {@link IllegalStateException}: the cache is closed all the same, and
+     * its memory is given back once the calls holding its locks end.
      *
      * <p>A cache that is never closed gives its native memory, its budget or memory-manager reservation
      * and its MBean back once the garbage collector finds it unreachable, and logs a warning naming it;

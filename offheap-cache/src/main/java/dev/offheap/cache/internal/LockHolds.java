@@ -2,7 +2,9 @@ package dev.offheap.cache.internal;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -124,6 +126,16 @@ final class LockHolds {
         List<Wait> cycleBefore = null;
         try {
             while (true) {
+                // a read first tries past the writers queued for the lock: the timed tryReadLock queues behind
+                // them, and a writer queued behind a held read lock waits for that read, which no published
+                // wait shows (a read waits only for a held write, as blocks() has it): with the read's own
+                // thread holding what that reader waits for, the three waited forever, no cycle in sight
+                if (!write) {
+                    long stamp = shard.lock.tryReadLock();
+                    if (stamp != 0) {
+                        return stamp;
+                    }
+                }
                 try {
                     long stamp = write ? shard.lock.tryWriteLock(CHECK_MILLIS, TimeUnit.MILLISECONDS)
                             : shard.lock.tryReadLock(CHECK_MILLIS, TimeUnit.MILLISECONDS);
@@ -151,11 +163,19 @@ final class LockHolds {
     private static List<Wait> cycleFrom(Wait start) {
         List<Wait> path = new ArrayList<>();
         path.add(start);
-        return extend(path, start) ? path : null;
+        return extend(path, start, new HashSet<>()) ? path : null;
     }
 
-    /** Depth first over the waits that block the last of {@code path}; true once one of them is its start. */
-    private static boolean extend(List<Wait> path, Wait start) {
+    /**
+     * Depth first over the waits that block the last of {@code path}; true once one of them is its start.
+     * Each wait is entered once a search: whether start can be reached from it does not depend on the path
+     * that led there, so a second walk from it finds nothing the first did not. (Walking every path, as
+     * before, took exponentially long among many waiters, say chains of readers that each wait for the next
+     * cache: 32 waiters a layer, four layers deep, kept a deadlock beside them unbroken for seconds.)
+     *
+     * @param entered the waits entered so far in this search
+     */
+    private static boolean extend(List<Wait> path, Wait start, Set<Wait> entered) {
         Wait last = path.getLast();
         for (Wait other : WAITS.values()) {
             if (other == last || !other.blocks(last)) {
@@ -164,9 +184,9 @@ final class LockHolds {
             if (other == start) {
                 return true;
             }
-            if (!path.contains(other)) {
+            if (entered.add(other)) {
                 path.add(other);
-                if (extend(path, start)) {
+                if (extend(path, start, entered)) {
                     return true;
                 }
                 path.removeLast();
@@ -219,7 +239,7 @@ final class LockHolds {
         /** Whether this thread holds what {@code waiter} waits for in a mode that keeps it out. */
         boolean blocks(Wait waiter) {
             for (int i = 0; i < held.length; i++) {
-                // readers share: a read waits only for a held write (StampedLock lets a reader past queued writers)
+                // readers share: a read waits only for a held write (await tries a read past queued writers)
                 if (held[i] == waiter.awaited && (waiter.write || heldWrites[i])) {
                     return true;
                 }

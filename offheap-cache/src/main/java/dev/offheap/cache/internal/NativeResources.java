@@ -126,8 +126,27 @@ final class NativeResources implements Runnable {
                     + " bytes of native memory were given back only when the garbage collector found the cache"
                     + " unreachable; close() caches that are no longer used");
         }
-        for (Shard shard : shards) {
-            shard.markReleased();
+        for (int i = 0; i < shards.length; i++) {
+            try {
+                shards[i].markReleased();
+            } catch (IllegalStateException deadlock) {
+                // a close() from inside a reader or compute of another cache, chosen to give up a deadlock
+                // (LockHolds): a holder of this shard's lock waits for a lock this thread holds, so this thread
+                // cannot wait for it. The cleanable has run and never runs again: a thread that holds nothing
+                // finishes the release once the holders are gone, or the regions, the reservation and the MBean
+                // stayed for the life of the process
+                int rest = i;
+                Thread.ofPlatform().daemon().name("offheap-cache-release-" + name).start(() -> releaseFrom(rest));
+                throw deadlock;
+            }
+        }
+        releaseFrom(shards.length);
+    }
+
+    /** Marks the shards from {@code first} on released, waiting for their holders, then frees the rest. */
+    private void releaseFrom(int first) {
+        for (int i = first; i < shards.length; i++) {
+            shards[i].markReleased();
         }
         arena.close();
         unreserve();
