@@ -1,5 +1,6 @@
 package dev.offheap.cache;
 
+import dev.offheap.memory.Budget;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -25,10 +26,36 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class CrossCacheDeadlockTest {
 
-    /** One segment each, so that every key of a cache shares one lock. */
-    private static OffHeapCache<Long, String> cache(String name) {
-        return OffHeapCache.builder(Serializer.longs(), Serializer.strings())
-                .name(name).capacity(1 << 20).concurrencyLevel(1).build();
+    /** One segment, so that every key of the cache shares one lock; drawing from {@code budget} if not null. */
+    static OffHeapCache<Long, String> cache(String name, Budget budget) {
+        CacheBuilder<Long, String> builder = OffHeapCache.builder(Serializer.longs(), Serializer.strings())
+                .name(name).capacity(1 << 20).concurrencyLevel(1);
+        return budget == null ? builder.build() : builder.budget(budget).build();
+    }
+
+    /**
+     * Two caches of one segment each, holding key 1, and two daemon threads. Neither the caches nor the
+     * pool are closed before the threads ended: a deadlock then fails the test instead of hanging it
+     * (close waits for the segment locks the threads hold).
+     */
+    private record TwoCaches(ExecutorService threads, OffHeapCache<Long, String> a, OffHeapCache<Long, String> b) {
+        static TwoCaches open() {
+            ExecutorService threads = Executors.newFixedThreadPool(2, task -> {
+                Thread thread = new Thread(task);
+                thread.setDaemon(true);
+                return thread;
+            });
+            TwoCaches caches = new TwoCaches(threads, cache("a", null), cache("b", null));
+            caches.a.put(1L, "a1");
+            caches.b.put(1L, "b1");
+            return caches;
+        }
+
+        void close() {
+            threads.shutdown();
+            a.close();
+            b.close();
+        }
     }
 
     /** What a thread does inside its own cache's call: the other cache's write. */
@@ -65,24 +92,11 @@ class CrossCacheDeadlockTest {
         crosswise(READER_WRITES_OTHER, COMPUTE_WRITES_OTHER);
     }
 
-    /**
-     * Daemon threads, and no close of the caches or the pool before the threads ended: a deadlock then
-     * fails the test instead of hanging it (close waits for the segment locks the threads hold).
-     */
-    private static ExecutorService daemonThreads() {
-        return Executors.newFixedThreadPool(2, task -> {
-            Thread thread = new Thread(task);
-            thread.setDaemon(true);
-            return thread;
-        });
-    }
-
     private static void crosswise(Inside first, Inside second) throws Exception {
-        ExecutorService threads = daemonThreads();
-        OffHeapCache<Long, String> a = cache("a");
-        OffHeapCache<Long, String> b = cache("b");
-        a.put(1L, "a1");
-        b.put(1L, "b1");
+        TwoCaches caches = TwoCaches.open();
+        OffHeapCache<Long, String> a = caches.a();
+        OffHeapCache<Long, String> b = caches.b();
+        ExecutorService threads = caches.threads();
         CyclicBarrier bothInside = new CyclicBarrier(2);
         Runnable meet = () -> await(bothInside);
         List<Future<?>> done = new ArrayList<>();
@@ -108,18 +122,15 @@ class CrossCacheDeadlockTest {
         b.put(3L, "usable");
         assertThat(a.getIfPresent(3L)).isEqualTo("usable");
         assertThat(b.getIfPresent(3L)).isEqualTo("usable");
-        threads.shutdown();
-        a.close();
-        b.close();
+        caches.close();
     }
 
     @Test
     void aWriteThatOnlyWaitsForALongReaderWaitsAndSucceeds() throws Exception {
-        ExecutorService threads = daemonThreads();
-        OffHeapCache<Long, String> a = cache("a");
-        OffHeapCache<Long, String> b = cache("b");
-        a.put(1L, "a1");
-        b.put(1L, "b1");
+        TwoCaches caches = TwoCaches.open();
+        OffHeapCache<Long, String> a = caches.a();
+        OffHeapCache<Long, String> b = caches.b();
+        ExecutorService threads = caches.threads();
         CyclicBarrier bothInside = new CyclicBarrier(2);
         // holds b's read lock for 20 check periods of the waiter, without waiting for anything itself
         Future<?> longReader = threads.submit(() -> b.read(1L, segment -> {
@@ -137,14 +148,12 @@ class CrossCacheDeadlockTest {
             writer.get();
         });
         assertThat(b.getIfPresent(2L)).isEqualTo("after the long read");
-        threads.shutdown();
-        a.close();
-        b.close();
+        caches.close();
     }
 
     @Test
     void theOwnCacheIsStillRefusedAtOnceInsideAReaderOrACompute() {
-        try (OffHeapCache<Long, String> a = cache("a")) {
+        try (OffHeapCache<Long, String> a = cache("a", null)) {
             a.put(1L, "a1");
             BiFunction<Long, String, String> writesItsOwnCache = (key, old) -> {
                 a.put(2L, "x");
@@ -161,7 +170,7 @@ class CrossCacheDeadlockTest {
         }
     }
 
-    private static void await(CyclicBarrier barrier) {
+    static void await(CyclicBarrier barrier) {
         try {
             barrier.await(10, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -18,15 +18,13 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 /**
  * The deadlock detection among threads that hold a segment lock across a reader or compute (LockHolds)
  * in its harder cases: a close that is the one chosen to give up, a read that waits behind a queued
- * writer, and a deadlock beside many waiting threads. Caches of one segment, so that every key of a cache shares one lock; threads are daemons
- * and the caches are not closed before they end, so that a deadlock fails a test instead of hanging it.
+ * writer, and a deadlock beside many waiting threads. Caches of one segment, so that every key of a
+ * cache shares one lock; threads are daemons and the caches are not closed before they end, so that a deadlock fails a test instead of hanging it.
  */
 class LockHoldsEdgeTest {
 
     private static OffHeapCache<Long, String> cache(String name, Budget budget) {
-        CacheBuilder<Long, String> builder = OffHeapCache.builder(Serializer.longs(), Serializer.strings())
-                .name(name).capacity(1 << 20).concurrencyLevel(1);
-        return budget == null ? builder.build() : builder.budget(budget).build();
+        return CrossCacheDeadlockTest.cache(name, budget);
     }
 
     /** A started daemon thread that keeps what its task threw. */
@@ -262,11 +260,7 @@ class LockHoldsEdgeTest {
     }
 
     private static void await(CyclicBarrier barrier) {
-        try {
-            barrier.await(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        CrossCacheDeadlockTest.await(barrier);
     }
 
     private static void await(CountDownLatch latch) {
