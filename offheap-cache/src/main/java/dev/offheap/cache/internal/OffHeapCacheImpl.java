@@ -117,6 +117,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private final Cleaner.Cleanable release;
     private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** The number of the first shard; the others follow it ({@link LockHolds#reserveIds}). */
+    private final long firstShardId;
     /** Threads inside compute's function (see {@link #checkOpen}); changed through {@link #COMPUTING}. */
     @SuppressWarnings("unused")
     private volatile int computing;
@@ -261,13 +263,15 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         resources.reserve();
         Arena arena = Arena.ofShared();
         this.shards = new Shard[shardCount];
+        this.firstShardId = LockHolds.reserveIds(shardCount);
         boolean tinyLfu = config.evictionPolicy() == EvictionPolicy.W_TINY_LFU;
         try {
             // One mapping for all the shards' regions, on huge pages where the system offers them: a lookup's
             // random reads then miss the TLB far less (see LargeRegions). region is a multiple of 8 bytes.
             MemorySegment regions = LargeRegions.allocate(region * shardCount, arena);
             for (int i = 0; i < shardCount; i++) {
-                shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats, name);
+                shards[i] = new Shard(regions.asSlice(i * region, region), tinyLfu, twoDeadlines, maxEntry, stats, name,
+                        firstShardId + i);
             }
         } catch (RuntimeException | Error e) {
             arena.close();
@@ -321,7 +325,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private void checkNotInsideReader() {
         // the readers (and computes) the current thread is inside: a reader of one cache may use another,
         // and a deadlock of two threads doing that crosswise is broken by LockHolds
-        if (LockHolds.current().holdsReadOf(this)) {
+        if (LockHolds.current().holdsReadOf(firstShardId, shards.length)) {
             throw new IllegalStateException("cache '" + name + "' was written inside read()'s function, which holds"
                     + " the read lock of a segment: the write could wait for it forever; write after the read");
         }
@@ -331,7 +335,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (closed) {
             throw closedException(null);
         }
-        if (LockHolds.current().holdsWriteOf(this)) {
+        if (LockHolds.current().holdsWriteOf(firstShardId, shards.length)) {
             throw new IllegalStateException("cache '" + name + "' was used from inside compute's function (or a"
                     + " serializer it runs), which holds the lock of a segment: a call for that segment could"
                     + " never get it, and one for another could deadlock with a thread doing the reverse");
@@ -1140,7 +1144,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (count) {
                 stats.hit();
             }
-            holds.push(this, name, shard, false);
+            holds.push(shard.id, false);
             try (Arena call = Arena.ofConfined()) {
                 return reader.apply(scopedTo(slice, call));
             } finally {
@@ -1456,7 +1460,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             MemorySegment v;
             // the function and the serializers run under the segment's lock: the cache refuses their calls
             LockHolds holds = LockHolds.current();
-            holds.push(this, name, shard, true);
+            holds.push(shard.id, true);
             COMPUTING.getAndAdd(this, 1);
             try {
                 V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
@@ -1758,7 +1762,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void close() {
-        if (LockHolds.current().holdsReadOf(this)) {
+        if (LockHolds.current().holdsReadOf(firstShardId, shards.length)) {
             throw new IllegalStateException("close() of cache '" + name + "' inside read()'s function: it would"
                     + " wait for that read forever");
         }

@@ -111,6 +111,8 @@ final class Shard {
     private final StatsCounter stats;
     /** The cache's name, for the message of a deadlock {@link LockHolds} finds. */
     private final String cacheName;
+    /** The shard's number in the process ({@link LockHolds#reserveIds}), as {@link LockHolds} records holds. */
+    final long id;
     private final ReadBuffer readBuffer = new ReadBuffer();
     /**
      * Set under both locks by the release of the cache's memory: a replay that gets the policy lock after
@@ -153,9 +155,10 @@ final class Shard {
     private int earliestKeptByPass = Integer.MAX_VALUE;
 
     Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats,
-          String cacheName) {
+          String cacheName, long id) {
         this.region = region;
         this.cacheName = cacheName;
+        this.id = id;
         this.allocator = new BlockAllocator(region);
         this.tinyLfu = tinyLfu;
         this.twoDeadlines = twoDeadlines;
