@@ -201,6 +201,7 @@ public final class BenchCommand implements Command {
         boolean dryRun = false;
         List<Path> reports = new ArrayList<>();
         Map<String, String> given = new HashMap<>();
+        String runOption = null; // the first option that only shapes a run, as given
         for (int i = 0; i < argv.size(); i++) {
             String arg = argv.get(i);
             String value = null;
@@ -210,6 +211,9 @@ public final class BenchCommand implements Command {
             }
             if (ONCE.containsKey(arg)) {
                 once(given, ONCE.get(arg), arg);
+            }
+            if (runOption == null && RUN_ONLY.contains(arg)) {
+                runOption = arg;
             }
             switch (arg) {
                 case "--full", "--smoke", "--quick" -> {
@@ -286,6 +290,14 @@ public final class BenchCommand implements Command {
         if (!reports.isEmpty() && suite != null) {
             throw new UsageException("--report re-generates a report from a file and runs nothing: give it no suite");
         }
+        // accepted and ignored, they would say the report or list was filtered or measured otherwise
+        if (list && (runOption != null || out != null)) {
+            throw new UsageException("--list takes no other option, got " + (runOption != null ? runOption : "--out"));
+        }
+        if (!reports.isEmpty() && runOption != null) {
+            throw new UsageException("--report re-generates a report from a file and runs nothing: " + runOption
+                    + " applies to a run (--report takes only --out)");
+        }
         if (!list && reports.isEmpty() && suite == null) {
             throw new UsageException("which suite? (suites: " + suites.names() + "; --list shows them)");
         }
@@ -300,6 +312,10 @@ public final class BenchCommand implements Command {
      */
     private static final Map<String, String> ONCE = Map.of("--out", "--out", "-o", "--out", "--include", "--include",
             "-i", "--include", "--threads", "--threads", "-t", "--threads", "--forks", "--forks", "--prof", "--prof");
+
+    /** The options that only shape a run, by every name: meaningless with --report or --list. */
+    private static final Set<String> RUN_ONLY = Set.of("--full", "--smoke", "--quick", "--include", "-i",
+            "--threads", "-t", "--forks", "--param", "-p", "--prof", "--dry-run");
 
     /** Parses a count from 1 to {@code max} given for {@code option}, or says what was expected. */
     private static int intInRange(String option, String what, String text, int max) throws UsageException {
@@ -361,6 +377,8 @@ public final class BenchCommand implements Command {
         } catch (IOException e) {
             throw new CommandException("cannot create the output directory " + dir + ": " + e, e);
         }
+        Path json = dir.resolve(suite.name() + ".json");
+        checkWritable(dir, json);
         if (args.mode() == BenchMode.SMOKE && System.getProperty("jmh.ignoreLock") == null) {
             // JMH refuses to start while another JMH run holds /tmp/jmh.lock, so that measurements do not
             // disturb each other. A smoke run measures nothing worth protecting, and CI shares machines.
@@ -375,8 +393,11 @@ public final class BenchCommand implements Command {
                 throw new CommandException("the benchmark run failed: " + e.getMessage(), e);
             }
         }
-        Path json = dir.resolve(suite.name() + ".json");
-        ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(results);
+        try {
+            ResultFormatFactory.getInstance(ResultFormatType.JSON, json.toString()).writeOut(results);
+        } catch (IllegalStateException e) { // JMH's writer wraps the IOException
+            throw new CommandException("cannot write " + json + ": " + (e.getCause() != null ? e.getCause() : e), e);
+        }
         try {
             run.writeFor(json);
         } catch (IOException e) {
@@ -393,6 +414,25 @@ public final class BenchCommand implements Command {
         if (!missing.isEmpty()) {
             throw new CommandException(missing.size() + " of " + plan.benchmarks().size()
                     + " benchmarks produced no result (see JMH's output above): " + String.join(", ", missing));
+        }
+    }
+
+    /**
+     * Fails before a run, which may take an hour, if its results could not be written afterwards: JMH's
+     * writer would then throw, and the measurements would be lost.
+     */
+    private static void checkWritable(Path dir, Path json) throws CommandException {
+        String suite = suiteNameOf(json);
+        for (Path file : List.of(json, dir.resolve(suite + ".run.properties"), dir.resolve(suite + ".md"))) {
+            if (Files.isDirectory(file) || (Files.exists(file) && !Files.isWritable(file))) {
+                throw new CommandException("cannot write " + file + (Files.isDirectory(file)
+                        ? ": a directory of that name is in the way" : ": not writable"));
+            }
+        }
+        try {
+            Files.delete(Files.createTempFile(dir, ".offheap-bench-", ".tmp"));
+        } catch (IOException e) {
+            throw new CommandException("cannot write to the output directory " + dir + ": " + e, e);
         }
     }
 

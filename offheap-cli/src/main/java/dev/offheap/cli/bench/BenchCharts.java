@@ -43,8 +43,13 @@ public final class BenchCharts {
             }
             String name = suite + "-" + table.simpleName();
             if (!used.add(name)) {
-                name = name + "-" + table.mode();
-                used.add(name);
+                // simple names clash across packages and for nested classes (several Outer.TwoThreads):
+                // the mode first, then a counter, never a name already written
+                String base = name + "-" + table.mode();
+                name = base;
+                for (int n = 2; !used.add(name); n++) {
+                    name = base + "-" + n;
+                }
             }
             Path file = dir.resolve(name + ".png");
             BitmapEncoder.saveBitmap(chart(table), file.toString(), BitmapEncoder.BitmapFormat.PNG);

@@ -343,9 +343,15 @@ public final class BenchReport {
      * Formats a ratio: two decimals, fewer digits when large, more when tiny.
      *
      * @param v the ratio
-     * @return its text
+     * @return its text, or an empty string for NaN (like {@link #number})
      */
     public static String ratio(double v) {
+        if (Double.isNaN(v)) {
+            return ""; // BigDecimal below rejects NaN; a ratio of two infinite scores is one
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "∞" : "-∞";
+        }
         if (v >= 100) {
             return String.format(Locale.ROOT, "%.0f", v);
         }

@@ -27,7 +27,8 @@ public record ResultTable(String className, String mode, Optional<String> baseli
      * A result row and its ratio to the baseline.
      *
      * @param result the JMH result
-     * @param ratio score / baseline score at the same parameters; empty without a baseline
+     * @param ratio score / baseline score at the same parameters; empty without a baseline, or when
+     *     either score is NaN, the baseline's is 0, or both are infinite
      * @param baseline true if this row is the baseline method's own
      */
     public record Row(JmhResult result, OptionalDouble ratio, boolean baseline) {
@@ -115,7 +116,9 @@ public record ResultTable(String className, String mode, Optional<String> baseli
                 || !base.unit().equals(row.unit())) {
             return OptionalDouble.empty();
         }
-        return OptionalDouble.of(row.score() / base.score());
+        double ratio = row.score() / base.score();
+        // two infinite scores (JMH writes "Infinity") have no ratio
+        return Double.isNaN(ratio) ? OptionalDouble.empty() : OptionalDouble.of(ratio);
     }
 
     /**
