@@ -68,6 +68,16 @@ final class Expirable<V> {
         return valueBytes != null ? serializer.read(MemorySegment.ofArray(valueBytes)) : value;
     }
 
+    /**
+     * @return the value for the caller of a {@code getAndPut}, {@code getAndReplace} or {@code getAndRemove}:
+     *         {@link #value()} if nothing took it yet, else decoded anew, so that a listener changing its
+     *         event's old value in place cannot change what the caller gets, nor the caller what an
+     *         asynchronous listener still has to see. Call it after the operation's events are made.
+     */
+    V detachedValue() {
+        return value == null ? value() : copyOfValue();
+    }
+
     /** @return the same value with another expiry time; shares the serialized bytes */
     Expirable<V> withExpiry(long newExpiresAtMillis) {
         return new Expirable<>(newExpiresAtMillis, value, valueBytes, serializer);

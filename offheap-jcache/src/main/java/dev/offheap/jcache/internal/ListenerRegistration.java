@@ -32,6 +32,11 @@ final class ListenerRegistration<K, V> {
     private final CacheEntryListener<? super K, ? super V> listener;
     private final CacheEntryEventFilter<? super K, ? super V> filter;
     private final ThreadPoolExecutor async;
+    /**
+     * Whether the listener gets old values, as its configuration said at registration: the configuration is
+     * the caller's (mutable) object, and changing it afterwards must not change the registered listener.
+     */
+    private final boolean oldValueRequired;
 
     ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration) {
         this.configuration = configuration;
@@ -39,6 +44,7 @@ final class ListenerRegistration<K, V> {
         Factory<CacheEntryEventFilter<? super K, ? super V>> filterFactory =
                 configuration.getCacheEntryEventFilterFactory();
         this.filter = filterFactory == null ? null : filterFactory.create();
+        this.oldValueRequired = configuration.isOldValueRequired();
         if (configuration.isSynchronous()) {
             this.async = null;
         } else {
@@ -90,7 +96,7 @@ final class ListenerRegistration<K, V> {
             if (!wants(event.getEventType())) {
                 continue;
             }
-            JCacheEntryEvent<K, V> seen = configuration.isOldValueRequired() ? event : event.withoutOldValue();
+            JCacheEntryEvent<K, V> seen = oldValueRequired ? event : event.withoutOldValue();
             try {
                 if (filter != null && !filter.evaluate(seen)) {
                     continue;

@@ -1,6 +1,8 @@
 package dev.offheap.jcache.internal;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.regex.Pattern;
 import javax.cache.CacheException;
 import javax.management.InstanceAlreadyExistsException;
@@ -18,6 +20,13 @@ import javax.management.ObjectName;
 final class MBeans {
     /** Characters an unquoted ObjectName value may not hold. */
     private static final Pattern RESERVED = Pattern.compile("[,:=\n\"*?]");
+    /**
+     * The bean registered here under each name. Names can collide (cache names {@code a.b} and {@code a,b}
+     * both become {@code a.b}; two managers of one URI): only the first cache's bean is registered, and
+     * only that cache may unregister it, or closing the other cache would take away a bean still in use.
+     * Guarded by the class.
+     */
+    private static final Map<ObjectName, Object> OWNERS = new HashMap<>();
 
     private MBeans() {
     }
@@ -36,20 +45,27 @@ final class MBeans {
         return value == null ? "" : RESERVED.matcher(value).replaceAll(".");
     }
 
-    static void register(Object bean, ObjectName name) {
+    /** Registers {@code bean} under {@code name}, unless that name is taken (by it or another bean). */
+    static synchronized void register(Object bean, ObjectName name) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             if (!server.isRegistered(name)) {
                 server.registerMBean(bean, name);
+                OWNERS.put(name, bean);
             }
         } catch (InstanceAlreadyExistsException e) {
-            // Another thread registered the same cache's bean in between: the name is taken, as wanted.
+            // Registered in between from outside this class (another copy of the provider): the name is taken.
         } catch (MBeanRegistrationException | NotCompliantMBeanException e) {
             throw new CacheException("cannot register MBean " + name, e);
         }
     }
 
-    static void unregister(ObjectName name) {
+    /** Unregisters {@code name} if {@code bean} is what this class registered under it; else leaves it. */
+    static synchronized void unregister(Object bean, ObjectName name) {
+        if (OWNERS.get(name) != bean) {
+            return; // another cache's bean (or none): its own cache unregisters it
+        }
+        OWNERS.remove(name);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             if (server.isRegistered(name)) {

@@ -6,6 +6,7 @@ import dev.offheap.jcache.ExpiryCleanUp;
 import dev.offheap.jcache.OffHeapConfiguration;
 import dev.offheap.memory.internal.WeakSchedule;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -67,6 +68,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final Class<K> keyType;
     private final Class<V> valueType;
     private final OffHeapCache<K, Expirable<V>> store;
+    /** The store's key serializer, for {@link #copyOfKey}. */
+    private final Serializer<K> keySerializer;
     private final CacheLoader<K, V> loader;
     private final CacheWriter<K, V> writer;
     private final ExpiryPolicy expiryPolicy;
@@ -126,6 +129,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
         Serializer<V> values = configuration.getValueSerializerFactory() == null
                 ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
+        this.keySerializer = keys;
         try {
             this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
                             new ExpirableSerializer<>(
@@ -160,7 +164,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 MBeans.register(configurationBean, configurationName);
             }
         } catch (RuntimeException e) {
-            MBeans.unregister(statisticsName);
+            MBeans.unregister(statistics, statisticsName);
             store.close();
             closeUserResources();
             throw e;
@@ -876,7 +880,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             Expirable<V> result = putInside(key, value, old, op);
             if (op.failure == null && live != null) {
-                previous.add(live.value());
+                previous.add(live.detachedValue()); // not the UPDATED event's old value: see detachedValue
             }
             return result;
         });
@@ -1073,7 +1077,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         compute(key, op, (k, old) -> {
             Expirable<V> live = removeInside(key, old, op);
             if (live != null) {
-                previous.add(live.value());
+                previous.add(live.detachedValue()); // not the REMOVED event's value: see detachedValue
             }
             return op.failure == null ? null : old;
         });
@@ -1343,7 +1347,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         long now = System.currentTimeMillis();
         return new Iterator<>() {
             private CacheEntry<K, V> next;
-            private CacheEntry<K, V> last;
+            /** The key of the next entry as the store gave it; the entry holds a copy (see copyOfKey). */
+            private K nextKey;
+            /** The key of the entry {@code next()} returned last, null once removed. */
+            private K lastKey;
 
             @Override
             public boolean hasNext() {
@@ -1359,7 +1366,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     if (at != stored.expiresAtMillis()) {
                         renewAccessed(key, stored.expiresAtMillis(), at);
                     }
-                    next = new CacheEntry<>(key, stored.value());
+                    // the caller may change the entry's key in place: remove() must still find this one
+                    next = new CacheEntry<>(copyOfKey(key), stored.value());
+                    nextKey = key;
                 }
                 return next != null;
             }
@@ -1369,8 +1378,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
-                last = next;
+                Cache.Entry<K, V> last = next;
+                lastKey = nextKey;
                 next = null;
+                nextKey = null;
                 if (statisticsOn()) {
                     statistics.hits(1);
                 }
@@ -1380,11 +1391,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             @Override
             public void remove() {
                 ensureOpen();
-                if (last == null) {
+                if (lastKey == null) {
                     throw new IllegalStateException("next() must be called before remove()");
                 }
-                K key = last.getKey();
-                last = null;
+                K key = lastKey;
+                lastKey = null;
                 Op op = new Op();
                 boolean[] removed = new boolean[1];
                 compute(key, op, (k, old) -> {
@@ -1450,7 +1461,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (enabled) {
             MBeans.register(statistics, statisticsName);
         } else {
-            MBeans.unregister(statisticsName);
+            MBeans.unregister(statistics, statisticsName);
         }
     }
 
@@ -1461,7 +1472,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (enabled) {
             MBeans.register(configurationBean, configurationName);
         } else {
-            MBeans.unregister(configurationName);
+            MBeans.unregister(configurationBean, configurationName);
         }
     }
 
@@ -1478,8 +1489,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
         // MBeans first: once the name is released a new cache of that name may register its own under the
         // same object names, and unregistering after that would take away the new cache's
-        MBeans.unregister(statisticsName);
-        MBeans.unregister(configurationName);
+        MBeans.unregister(statistics, statisticsName);
+        MBeans.unregister(configurationBean, configurationName);
         manager.release(name, this);
         loadExecutor.shutdown();
         // A loadAll task's completion listener that closes the cache runs on the load thread: waiting for
@@ -1570,6 +1581,22 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (op != null) {
             op.deliver(); // now, not at the operation's end: its turns would hold up other threads meanwhile
         }
+    }
+
+    /**
+     * @return a key equal to {@code key} that shares no state with it (the same object for the immutable
+     *         built-in types): the iterator hands one to its caller and keeps the other for
+     *         {@code remove()}, which a caller changing its key in place must not turn to another entry
+     */
+    private K copyOfKey(K key) {
+        if (key instanceof String || key instanceof Long || key instanceof Integer) {
+            return key;
+        }
+        int size = keySerializer.serializedSize(key);
+        // backed by a long[]: 8-byte aligned like the store's memory, for a serializer that relies on it
+        MemorySegment bytes = MemorySegment.ofArray(new long[(size + Long.BYTES - 1) / Long.BYTES]).asSlice(0, size);
+        keySerializer.write(key, bytes);
+        return keySerializer.read(bytes);
     }
 
     private static int changeStripe(Object key) {
