@@ -2,8 +2,10 @@ package dev.offheap.cache.internal;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -166,25 +168,38 @@ final class LockHolds {
         }
     }
 
-    /** @return the waits of a cycle that starts with {@code start}, in order, or null if none is published */
+    /**
+     * @return the waits of a cycle that starts with {@code start}, in order (each holding what the one before
+     *         it waits for), or null if none is published
+     */
     private static List<Wait> cycleFrom(Wait start) {
+        // one pass over the published waits indexes them by the shards they hold, so that the search looks
+        // only at the holders of what a wait waits for: every waiter searches every slice, and a search
+        // that looked at every wait for each wait it entered cost the square of the waiters each time
+        // (130 waiters kept a deadlock beside them unbroken for seconds on two busy cores)
+        Map<Long, List<Wait>> holders = new HashMap<>();
+        for (Wait wait : WAITS.values()) {
+            for (long shard : wait.held) {
+                holders.computeIfAbsent(shard, k -> new ArrayList<>(2)).add(wait);
+            }
+        }
         List<Wait> path = new ArrayList<>();
         path.add(start);
-        return extend(path, start, new HashSet<>()) ? path : null;
+        return extend(path, start, holders, new HashSet<>()) ? path : null;
     }
 
     /**
      * Depth first over the waits that block the last of {@code path}; true once one of them is its start.
      * Each wait is entered once a search: whether start can be reached from it does not depend on the path
-     * that led there, so a second walk from it finds nothing the first did not. (Walking every path, as
-     * before, took exponentially long among many waiters, say chains of readers that each wait for the next
-     * cache: 32 waiters a layer, four layers deep, kept a deadlock beside them unbroken for seconds.)
+     * that led there, so a second walk from it finds nothing the first did not. (Walking every path took
+     * exponentially long among many waiters, say chains of readers that each wait for the next cache.)
      *
+     * @param holders the published waits by the shards they hold
      * @param entered the waits entered so far in this search
      */
-    private static boolean extend(List<Wait> path, Wait start, Set<Wait> entered) {
+    private static boolean extend(List<Wait> path, Wait start, Map<Long, List<Wait>> holders, Set<Wait> entered) {
         Wait last = path.getLast();
-        for (Wait other : WAITS.values()) {
+        for (Wait other : holders.getOrDefault(last.awaited, List.of())) {
             if (other == last || !other.blocks(last)) {
                 continue;
             }
@@ -193,7 +208,7 @@ final class LockHolds {
             }
             if (entered.add(other)) {
                 path.add(other);
-                if (extend(path, start, entered)) {
+                if (extend(path, start, holders, entered)) {
                     return true;
                 }
                 path.removeLast();
