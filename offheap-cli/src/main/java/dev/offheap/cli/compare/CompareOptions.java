@@ -286,6 +286,11 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         if (db != null && loader != Workload.Loader.DATABASE) {
             throw new UsageException("--db applies to --loader db only");
         }
+        String tooMany = loader != Workload.Loader.DATABASE ? null : H2OfferStore.tooManyOffers(
+                keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0));
+        if (tooMany != null) {
+            throw new UsageException(tooMany);
+        }
         return new CompareOptions(sizes, entries, variants, threads, duration != null ? 0 : requests != null ? requests
                 : DEFAULT_REQUESTS, duration, rate, warmup, keys, heap, collector, loader,
                 latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : defaultDb(), out, seed, nmt,

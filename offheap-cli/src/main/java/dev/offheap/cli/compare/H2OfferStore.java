@@ -34,6 +34,22 @@ import java.util.function.Consumer;
 public final class H2OfferStore implements OfferStore {
     /** The database's base name; H2 adds {@code .mv.db}. */
     public static final String NAME = "offers";
+    /**
+     * The most offers a database is filled with: 5,000,000 rows of {@link Offers#TEXT_BYTES} bytes of text,
+     * about 10 GB on disk. A larger key space asked of the database loader is a usage error, not hours
+     * of filling a disk; the in-memory loader has no such limit.
+     */
+    public static final long MAX_OFFERS = 5_000_000;
+
+    /**
+     * @param offers the offers a run or service needs
+     * @return null if the database may hold that many, else why not, for a usage message
+     */
+    public static String tooManyOffers(long offers) {
+        return offers <= MAX_OFFERS ? null : String.format(java.util.Locale.ROOT, "the offer database would hold"
+                + " %,d offers (%,d MB of text), more than the %,d it may: a smaller --keys, or --loader memory", offers,
+                offers * Offers.TEXT_BYTES / 1_000_000, MAX_OFFERS);
+    }
     /** Changes whenever the schema or the generated data change, so that an old database is rebuilt. */
     static final int FORMAT = 1;
     private static final int H2_DATABASE_ALREADY_OPEN = 90020;

@@ -186,6 +186,10 @@ public final class ServeCommand implements Command {
         if (db != null && memory) {
             throw new UsageException("--db applies to --loader db only");
         }
+        String tooMany = memory ? null : H2OfferStore.tooManyOffers(keys != 0 ? keys : 2L * maxEntries);
+        if (tooMany != null) {
+            throw new UsageException(tooMany);
+        }
         return new Args(variant, port, bind, valueSize, maxEntries, keys != 0 ? keys : 2L * maxEntries, memory,
                 latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : CompareOptions.defaultDb(),
                 threads, stopAfter);

@@ -117,6 +117,9 @@ class CompareOptionsTest {
         "--out=;--out needs a non-empty value",
         "--seed x;--seed: expected a whole number, got 'x'",
         "--timeout 0ms;--timeout: must be longer than 0",
+        // accepted before: the parent then filled a database of that many 2 KiB rows until the disk was full
+        "--keys 100000000000;the offer database would hold 100,000,000,000 offers",
+        "--keys 5000001;the offer database would hold 5,000,001 offers",
     })
     void badInputIsAUsageErrorWithExitCode2(String line, String message) {
         assertUsageError(line, message, false);

@@ -146,6 +146,8 @@ class ServeTest {
         "--variant=;--variant needs a non-empty value",
         "--stop-after 2562047h;--stop-after: at most 365 days, got '2562047h'",
         "--loader memory --latency 9000h;--latency: at most 365 days, got '9000h'",
+        "--keys 5000001;the offer database would hold 5,000,001 offers (10,240 MB of text), more than the"
+            + " 5,000,000 it may: a smaller --keys, or --loader memory",
     })
     void repeatedOptionsEmptyInlineValuesAndDurationsPastTheCapAreUsageErrors(String line, String message) {
         assertUsageError(line, message, true);
