@@ -220,10 +220,24 @@ public final class ServeCommand implements Command {
             Thread.currentThread().interrupt();
         }
         if (stopped.getCount() > 0) {
-            Runtime.getRuntime().removeShutdownHook(hook);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C came as the time ran out: the hook is closing the server; let it finish
+                awaitQuietly(stopped);
+                return;
+            }
             Object requests = server.stats().get("requests");
             server.close();
             out.println("offheap serve: stopped after " + requests + " requests");
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
