@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -43,7 +44,8 @@ public final class Durations {
 
     /**
      * @param d a duration
-     * @return it in the largest unit that keeps it readable, e.g. {@code 200us}, {@code 1.5s}
+     * @return it exactly, in the largest unit that needs no fraction below a second, e.g. {@code 200us},
+     *         {@code 1.5s}, {@code 999.9s}: {@link #parse} reads it back as the same duration
      */
     public static String format(Duration d) {
         long ns = d.toNanos();
@@ -52,7 +54,7 @@ public final class Durations {
         }
         if (ns >= 1_000_000_000L) {
             // exact, in plain digits: three significant digits wrote 999.9 s as "1.00e+03s" and 59.99 s as "60.0s"
-            return java.math.BigDecimal.valueOf(ns, 9).stripTrailingZeros().toPlainString() + "s";
+            return BigDecimal.valueOf(ns, 9).stripTrailingZeros().toPlainString() + "s";
         }
         if (ns % 1_000_000 == 0 && ns > 0) {
             return ns / 1_000_000 + "ms";
