@@ -434,14 +434,25 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return expiresAt(duration == null ? Duration.ETERNAL : duration, now);
     }
 
-    /** @return the new expiry time, or {@code unchanged} if the policy keeps it */
+    /**
+     * @return the new expiry time, or {@code unchanged} if the policy keeps it. A new time that comes out
+     *         equal to {@code unchanged} (the entry was written in the same millisecond with the same
+     *         duration) is moved one millisecond on: {@link #renewAccessed} tells a write made since a read
+     *         by a changed expiry time, and would otherwise give this write's entry the read's access
+     *         expiry, as if there had been no write
+     */
     private long updateExpiry(long now, long unchanged) {
+        long at;
         try {
             Duration duration = expiryPolicy.getExpiryForUpdate();
-            return duration == null ? unchanged : expiresAt(duration, now);
+            if (duration == null) {
+                return unchanged;
+            }
+            at = expiresAt(duration, now);
         } catch (Exception e) {
             return unchanged;
         }
+        return at != unchanged ? at : at == Expirable.NEVER ? Expirable.NEVER - 1 : at + 1;
     }
 
     /** @return the new expiry time, or {@code unchanged} if the policy keeps it */
@@ -591,7 +602,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /**
      * Writes back the expiry time an access gave, read outside the store's lock: only over an entry whose
      * expiry time is still the one the access saw. A write since then (a put, a replace, an invoke) set its
-     * own expiry time, and comes after the access; so does a remove and a new creation. Where a write kept
+     * own expiry time, never equal to the one it replaced ({@link #updateExpiry}), and comes after the
+     * access; so does a remove and a new creation (a creation in the very millisecond of the entry the
+     * access saw, with the same duration, is the one case taken for no write). Where a write kept
      * the expiry time (its policy said null), the access is applied, as it would be had it come first.
      */
     private void renewAccessed(K key, long seenExpiresAt, long at) {
