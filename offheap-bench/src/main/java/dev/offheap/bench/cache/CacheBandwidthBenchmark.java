@@ -1,6 +1,7 @@
 package dev.offheap.bench.cache;
 
 import dev.offheap.bench.Baseline;
+import dev.offheap.memory.alloc.LargeRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -53,7 +54,9 @@ public class CacheBandwidthBenchmark extends CacheThroughputBenchmark {
             Workload w = keys.w;
             valueBytes = w.valueBytes;
             arena = Arena.ofShared();
-            values = arena.allocate(w.valueBytesTotal(), 64);
+            // memory of the cache's kind (mapped, on transparent huge pages where the system offers them):
+            // Arena.allocate's 4 KiB pages would add TLB misses to every copy that the cache does not pay
+            values = LargeRegions.allocate(w.valueBytesTotal(), arena);
             for (int i = 0; i < w.keyCount; i++) {
                 MemorySegment.copy(w.initialValue(i), 0, values, ValueLayout.JAVA_BYTE, (long) i * valueBytes, valueBytes);
             }

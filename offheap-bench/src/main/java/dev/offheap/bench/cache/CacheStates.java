@@ -78,7 +78,10 @@ public final class CacheStates {
         public void setUp(Keys keys) {
             Workload w = keys.w;
             cache = Caches.caffeine(w.valueBytesTotal() * 2, maintenance);
-            w.putEach(cache::put);
+            // an array of its own per entry, as every later put stores: filled with the shared templates,
+            // the heap would hold 8 value arrays instead of keyCount, and grow towards keyCount of them
+            // while the puts of the measurement replace them, so that every iteration measured another heap
+            w.putEach((key, template) -> cache.put(key, template.clone()));
             cache.cleanUp();
             requireAll("caffeine", cache.estimatedSize(), w);
         }
