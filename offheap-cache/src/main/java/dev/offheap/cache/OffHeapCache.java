@@ -173,6 +173,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     void putAll(Map<? extends K, ? extends V> map);
 
     /**
+     * Stores a value if the key is absent. Finding the key reads its value: for
+     * {@link CacheBuilder#expireAfterAccess(Duration)} that is an access, as a get is.
+     *
      * @param key   the key
      * @param value the value to store if the key is absent
      * @return the present value, or null if {@code value} was stored

@@ -103,7 +103,12 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
             Objects.requireNonNull(e.getKey(), "key");
             Objects.requireNonNull(e.getValue(), "value");
         }
-        cache.putAll(map);
+        // a key or value of another type (a raw or unchecked map) gets the ClassCastException of Map.putAll,
+        // as put's does
+        typed(() -> {
+            cache.putAll(map);
+            return null;
+        });
     }
 
     @Override
@@ -365,9 +370,10 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         @Override
         public V setValue(V value) {
             Objects.requireNonNull(value, "value");
-            V old = super.setValue(value);
+            // the cache first: a value it refuses (too large, a serializer that throws) leaves this entry as
+            // it was, as it leaves the mapping
             put(getKey(), value);
-            return old;
+            return super.setValue(value);
         }
     }
 }

@@ -1379,11 +1379,23 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return result;
     }
 
+    /**
+     * Under the write lock: a conditional write that finds the key live and returns its value has read it,
+     * and an entry expires after access "this long after it was last read or written" (as Caffeine's
+     * putIfAbsent has it): its access deadline moves, as a get's would.
+     */
+    private void accessLocked(Shard shard, int entry, long nowMillis) {
+        if (expireAfterAccessMillis > 0) {
+            shard.refreshAccessDeadline(entry, refreshDeadline(nowMillis));
+        }
+    }
+
     @Override
     public V putIfAbsent(K key, V value) {
         MemorySegment v = valueSegment(value, keyBytes(key));
         byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry != 0) {
+                accessLocked(shard, entry, now);
                 return shard.valueCopyLocked(entry);
             }
             store(shard, hash, k, v, deadlines(now, 0), false, removals);
@@ -1454,6 +1466,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         V[] result = (V[]) new Object[1];
         byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
             if (onlyIfAbsent && entry != 0) {
+                accessLocked(shard, entry, now);
                 return shard.valueCopyLocked(entry);
             }
             V computed;

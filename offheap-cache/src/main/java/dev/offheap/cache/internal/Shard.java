@@ -446,7 +446,7 @@ final class Shard {
     }
 
     /** Under the read or write lock: a reader racing this writes the same value or a later one. */
-    private void refreshAccessDeadline(int entry, long deadlineMillis) {
+    void refreshAccessDeadline(int entry, long deadlineMillis) {
         long at = address(entry);
         int meta = getInt(region, at + META);
         // an entry without deadline fields never expires: none was configured when it was written
