@@ -1,0 +1,163 @@
+package dev.offheap.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher {@code bin/offheap}'s build-on-first-use logic, run as a process on a scratch checkout
+ * that holds the real {@code bin/offheap} and {@code bin/find-jdk.sh} beside a fake {@code mvnw} (it
+ * writes the CLI jar and counts its runs) and a fake JDK (its {@code java} prints the arguments it
+ * got): seconds, not a real Maven build.
+ */
+@EnabledOnOs(OS.LINUX)
+class LauncherBuildTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(50);
+
+    /** Counts its runs in builds.log; fails when another build is running; files in the root steer it. */
+    private static final String FAKE_MVNW = """
+            #!/usr/bin/env bash
+            set -eu
+            cd "$(dirname "$0")"
+            echo build >> builds.log
+            if ! mkdir building.marker 2>/dev/null; then echo "fake mvnw: two builds at once" >&2; exit 3; fi
+            sleep "${FAKE_BUILD_SECONDS:-0}"
+            mkdir -p offheap-cli/target/lib
+            echo jar > offheap-cli/target/offheap-cli.jar
+            if [ -f edit-during-build ]; then rm edit-during-build; echo '// edited' >> offheap-cli/src/main/java/Main.java; fi
+            rmdir building.marker
+            if [ -f fail-after-jar ]; then rm fail-after-jar; echo "fake mvnw: a later module failed" >&2; exit 1; fi
+            """;
+
+    private static final String FAKE_JAVA = """
+            #!/usr/bin/env bash
+            for a in "$@"; do
+              if [ "$a" = -XshowSettings:properties ]; then echo "    java.specification.version = 25" >&2; exit 0; fi
+            done
+            for a in "$@"; do printf 'arg:%s\\n' "$a"; done
+            exit "${FAKE_JAVA_EXIT:-0}"
+            """;
+
+    @TempDir
+    Path tmp;
+
+    Path checkout;
+    Path jdk;
+
+    @BeforeEach
+    void scratchCheckout() throws IOException {
+        Path repo = Path.of("").toAbsolutePath().getParent();
+        assertThat(repo.resolve("bin/offheap")).as("the repository root from %s", Path.of("").toAbsolutePath()).exists();
+        checkout = tmp.resolve("check out [1] $x");
+        Files.createDirectories(checkout.resolve("bin"));
+        for (String script : List.of("bin/offheap", "bin/find-jdk.sh")) {
+            Files.copy(repo.resolve(script), checkout.resolve(script), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        executable(checkout.resolve("mvnw"), FAKE_MVNW);
+        Files.writeString(checkout.resolve("pom.xml"), "<project/>\n");
+        Path source = checkout.resolve("offheap-cli/src/main/java/Main.java");
+        Files.createDirectories(source.getParent());
+        Files.writeString(source, "class Main {}\n");
+        jdk = tmp.resolve("jdk");
+        executable(jdk.resolve("bin/java"), FAKE_JAVA);
+        executable(jdk.resolve("bin/javac"), "#!/bin/sh\n");
+    }
+
+    @Test
+    void twoFirstRunsAtOnceBuildOnceAndBothRunTheCli() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Process first = start(Map.of("FAKE_BUILD_SECONDS", "2"), "compare");
+            Process second = start(Map.of("FAKE_BUILD_SECONDS", "2"), "serve");
+            Result a = finish(first);
+            Result b = finish(second);
+            assertThat(a.code()).as("first run: %s", a).isZero();
+            assertThat(b.code()).as("second run: %s", b).isZero();
+            assertThat(a.out()).contains("arg:compare");
+            assertThat(b.out()).contains("arg:serve");
+            assertThat(builds()).as("the second run waits for the first's build and uses it").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aSourceEditedWhileTheBuildRunsIsBuiltOnTheNextRun() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Files.writeString(checkout.resolve("edit-during-build"), "");
+            Result first = finish(start(Map.of(), "--help"));
+            assertThat(first.code()).as("%s", first).isZero();
+            assertThat(builds()).isEqualTo(1);
+
+            Result second = finish(start(Map.of(), "--help"));
+            assertThat(second.code()).as("%s", second).isZero();
+            assertThat(builds()).as("the edit came after the build had started: the jar may not hold it").isEqualTo(2);
+
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("nothing changed since the second build").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aBuildThatFailedAfterWritingTheJarIsNotTakenAsBuilt() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Files.writeString(checkout.resolve("fail-after-jar"), "");
+            Result failed = finish(start(Map.of(), "--help"));
+            assertThat(failed.code()).as("%s", failed).isEqualTo(1);
+            assertThat(failed.err()).contains("a later module failed").contains("offheap: the build failed");
+
+            Result next = finish(start(Map.of("FAKE_JAVA_EXIT", "2"), "a b", "*"));
+            assertThat(builds()).as("the failed build's jar must not count as built; %s", next).isEqualTo(2);
+            assertThat(next.code()).as("the CLI's exit code, passed through: %s", next).isEqualTo(2);
+            assertThat(next.out()).contains("arg:--enable-native-access=ALL-UNNAMED", "arg:a b\narg:*\n");
+        });
+    }
+
+    private Process start(Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(checkout.resolve("bin/offheap").toString());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile());
+        builder.environment().put("JAVA_HOME", jdk.toString());
+        builder.environment().put("PATH", "/usr/bin:/bin");
+        builder.environment().put("TMPDIR", tmp.toString());
+        builder.environment().remove("OFFHEAP_JAVA_OPTS");
+        builder.environment().putAll(env);
+        return builder.start();
+    }
+
+    private static Result finish(Process process) throws Exception {
+        process.getOutputStream().close();
+        // a script this small writes little: reading stdout to the end before stderr cannot block it
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), out, err);
+    }
+
+    private int builds() throws IOException {
+        Path log = checkout.resolve("builds.log");
+        return Files.exists(log) ? Files.readAllLines(log).size() : 0;
+    }
+
+    private static void executable(Path file, String text) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private record Result(int code, String out, String err) {}
+}
