@@ -3,8 +3,9 @@ package dev.offheap.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -571,11 +572,12 @@ public final class Budget implements AutoCloseable {
                 .append(", available ").append(ByteSize.format(Math.max(0, ceiling - usedNow)));
         sb.append("; biggest users: ");
         int named = 0;
-        for (Sized child : largestFirst(children, Budget::reserved)) {
-            if (named == USERS_NAMED_IN_MESSAGES || child.bytes() == 0) {
+        for (Map.Entry<Budget, Long> child : largestFirst(children, Budget::reserved)) {
+            if (named == USERS_NAMED_IN_MESSAGES || child.getValue() == 0) {
                 break;
             }
-            sb.append(named == 0 ? "" : ", ").append(child.budget().name).append(' ').append(ByteSize.format(child.bytes()));
+            sb.append(named == 0 ? "" : ", ").append(child.getKey().name).append(' ')
+                    .append(ByteSize.format(child.getValue()));
             named++;
         }
         if (named == 0) {
@@ -592,26 +594,23 @@ public final class Budget implements AutoCloseable {
             sb.append(", reservation ").append(ByteSize.format(reservation));
         }
         sb.append('\n');
-        for (Sized child : largestFirst(children, Budget::used)) {
-            child.budget().appendUsage(sb, depth + 1);
+        for (Map.Entry<Budget, Long> child : largestFirst(children, Budget::used)) {
+            child.getKey().appendUsage(sb, depth + 1);
         }
-    }
-
-    /** A budget with one reading of its size, taken before sorting. */
-    private record Sized(Budget budget, long bytes) {
     }
 
     /**
-     * The budgets with their sizes, largest first. Each size is read once, before sorting: other threads
-     * change the live values while the sort runs, and a comparator that reads them is inconsistent, which
-     * the JDK's merge sort (from 32 elements) may detect and throw IllegalArgumentException for.
+     * The items with their sizes in bytes, largest first (budgets here, a manager's owners in
+     * {@link MemoryManager}). Each size is read once, before sorting: other threads change the live values
+     * while the sort runs, and a comparator that reads them is inconsistent, which the JDK's merge sort
+     * (from 32 elements) may detect and throw IllegalArgumentException for.
      */
-    private static List<Sized> largestFirst(Set<Budget> budgets, ToLongFunction<Budget> size) {
-        List<Sized> sized = new ArrayList<>(budgets.size());
-        for (Budget budget : budgets) {
-            sized.add(new Sized(budget, size.applyAsLong(budget)));
+    static <T> List<Map.Entry<T, Long>> largestFirst(Collection<T> items, ToLongFunction<T> size) {
+        List<Map.Entry<T, Long>> sized = new ArrayList<>(items.size());
+        for (T item : items) {
+            sized.add(Map.entry(item, size.applyAsLong(item)));
         }
-        sized.sort(Comparator.comparingLong(Sized::bytes).reversed());
+        sized.sort(Map.Entry.<T, Long>comparingByValue().reversed());
         return sized;
     }
 

@@ -28,7 +28,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -661,7 +660,8 @@ public final class MemoryManager implements AutoCloseable {
     public Map<String, Long> usageByOwner() {
         Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
         Map<String, Long> usage = new LinkedHashMap<>();
-        for (Map.Entry<OwnerRecord, Long> owner : largestFirst(owners.values(), pagesByOwner)) {
+        for (Map.Entry<OwnerRecord, Long> owner : Budget.largestFirst(owners.values(),
+                record -> usedBytesOf(record, pagesByOwner))) {
             usage.merge(owner.getKey().label, owner.getValue(), Long::sum);
         }
         return usage;
@@ -1097,8 +1097,8 @@ public final class MemoryManager implements AutoCloseable {
                 }
             }
             Map<OwnerRecord, Long> pagesAtStart = countPagesByOwner();
-            List<OwnerRecord> candidates = largestFirst(withCallbacks, pagesAtStart).stream()
-                    .map(Map.Entry::getKey).toList();
+            List<OwnerRecord> candidates = Budget.largestFirst(withCallbacks,
+                    record -> usedBytesOf(record, pagesAtStart)).stream().map(Map.Entry::getKey).toList();
             // Each pass over the page table after a callback is also the next callback's "before".
             Map<OwnerRecord, Long> pagesByOwner = pagesAtStart;
             for (OwnerRecord candidate : candidates) {
@@ -1199,21 +1199,6 @@ public final class MemoryManager implements AutoCloseable {
 
     private long usedBytesOf(OwnerRecord record, Map<OwnerRecord, Long> pagesByOwner) {
         return (pagesByOwner.getOrDefault(record, 0L) << pageShift) + record.reservedBytes.get();
-    }
-
-    /**
-     * The owners with their use in bytes, largest first. Each use is read once, before sorting: other
-     * threads reserve and release meanwhile, and a comparator that read the live counts is inconsistent,
-     * which the JDK's merge sort (from 32 elements) may detect and throw IllegalArgumentException for.
-     */
-    private List<Map.Entry<OwnerRecord, Long>> largestFirst(Collection<OwnerRecord> records,
-                                                           Map<OwnerRecord, Long> pagesByOwner) {
-        List<Map.Entry<OwnerRecord, Long>> sorted = new ArrayList<>(records.size());
-        for (OwnerRecord record : records) {
-            sorted.add(Map.entry(record, usedBytesOf(record, pagesByOwner)));
-        }
-        sorted.sort(Map.Entry.<OwnerRecord, Long>comparingByValue().reversed());
-        return sorted;
     }
 
     private long childBudgetsUse() {

@@ -118,18 +118,18 @@ final class LockHolds {
      * @return the lock's stamp
      * @throws IllegalStateException if waiting would deadlock and this thread is the one chosen to give up
      */
-    static long lock(Shard shard, boolean write, String cacheName) {
+    static long lock(Shard shard, boolean write) {
         LockHolds holds = CURRENT.get();
         if (holds.depth == 0) {
             return write ? shard.lock.writeLock() : shard.lock.readLock();
         }
-        return holds.await(shard, write, cacheName);
+        return holds.await(shard, write);
     }
 
-    private long await(Shard shard, boolean write, String cacheName) {
+    private long await(Shard shard, boolean write) {
         Thread self = Thread.currentThread();
         Wait wait = new Wait(self, Arrays.copyOf(shards, depth), Arrays.copyOf(writes, depth), shard.id, write,
-                cacheName);
+                shard.cacheName);
         WAITS.put(self, wait);
         boolean interrupted = false;
         List<Wait> cycleBefore = null;

@@ -110,7 +110,7 @@ final class Shard {
     private final long maxEntryBytes;
     private final StatsCounter stats;
     /** The cache's name, for the message of a deadlock {@link LockHolds} finds. */
-    private final String cacheName;
+    final String cacheName;
     /** The shard's number in the process ({@link LockHolds#reserveIds}), as {@link LockHolds} records holds. */
     final long id;
     private final ReadBuffer readBuffer = new ReadBuffer();
@@ -220,7 +220,7 @@ final class Shard {
                 return stamp;
             }
         }
-        return LockHolds.lock(this, true, cacheName);
+        return LockHolds.lock(this, true);
     }
 
     void unlockWrite(long stamp) {
@@ -256,7 +256,7 @@ final class Shard {
             }
             Thread.onSpinWait();
         }
-        return LockHolds.lock(this, false, cacheName);
+        return LockHolds.lock(this, false);
     }
 
     // ------------------------------------------------------------------ lookups
@@ -1091,7 +1091,7 @@ final class Shard {
             released = true;
             return;
         }
-        long stamp = LockHolds.lock(this, true, cacheName);
+        long stamp = LockHolds.lock(this, true);
         policyLock.lock();
         try {
             released = true;

@@ -62,7 +62,7 @@ public final class CompareWorker {
             System.out.flush();
             System.exit(0);
         } catch (Throwable t) {
-            System.err.println("offheap compare worker failed: " + t);
+            System.err.println(VariantLauncher.WORKER_FAILED + t);
             t.printStackTrace();
             System.exit(1);
         }
