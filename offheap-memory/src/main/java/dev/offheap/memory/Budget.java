@@ -428,10 +428,26 @@ public final class Budget implements AutoCloseable {
      */
     @Override
     public void close() {
+        close(false);
+    }
+
+    /**
+     * Closes as {@link #close()} does, but the bytes reserved through this budget itself are not reported:
+     * its owner accounts for them (a memory manager reports the owners of its pages itself). They go back
+     * to the parent with everything else, in the same step that closes the count, so a release racing this
+     * can neither over-release nor be lost: before the step it is counted, after it it does nothing.
+     */
+    void closeReturningDirect() {
+        close(true);
+    }
+
+    private void close(boolean directReturnedByOwner) {
         if (!CLOSED.compareAndSet(this, false, true)) {
             return;
         }
-        long stillUsed = used();
+        // direct first: a release between the two reads can only make the children's share look smaller
+        long direct = directReturnedByOwner ? reservedDirectly() : 0;
+        long stillUsed = used() - direct;
         Throwable failure = null;
         if (stillUsed > 0) {
             // before the children close: the report names the biggest of them

@@ -726,12 +726,13 @@ public final class MemoryManager implements AutoCloseable {
         owners.clear();
         // The table references threads; a closed manager must not keep them (and retained chunks) alive.
         Arrays.fill(magazineTable, null);
-        // Everything was revoked or retained above; the budget's remaining count is not a leak of its own.
-        budget.release(budget.used() - childBudgetsUse());
         // the report comes last, so that a reporter that throws (a test's, failing on leaks) leaves a manager
         // closed all the way: its budget returned to the parent and its MBean gone
         try {
-            budget.close();
+            // Everything was revoked or retained above; the budget's own count is not a leak of its own (this
+            // reports the owners). It is not released first: a release racing that (one that read closed just
+            // before it was set) would make one of the two an over-release.
+            budget.closeReturningDirect();
         } finally {
             if (!leaks.isEmpty() || retained > 0) {
                 leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
@@ -1199,14 +1200,6 @@ public final class MemoryManager implements AutoCloseable {
 
     private long usedBytesOf(OwnerRecord record, Map<OwnerRecord, Long> pagesByOwner) {
         return (pagesByOwner.getOrDefault(record, 0L) << pageShift) + record.reservedBytes.get();
-    }
-
-    private long childBudgetsUse() {
-        long sum = 0;
-        for (Budget child : budget.children()) {
-            sum += child.reserved();
-        }
-        return sum;
     }
 
     // =================================================================== internals: owners and caches
