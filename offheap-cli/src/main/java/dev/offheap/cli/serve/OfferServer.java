@@ -38,8 +38,33 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Thread-safe: requests run on a fixed pool of threads; {@link #close()} stops the server, waits a
  * second for running exchanges, and closes the service.
+ *
+ * <p>A request has {@value #REQUEST_SECONDS} seconds from its first byte until its answer starts (its
+ * sending and the lookup, a load included) and {@value #RESPONSE_SECONDS} seconds for the answer to be
+ * taken; past either the server closes the connection. The JDK's server reads each request on a pool thread and by default waits for it without end, so
+ * as many clients as threads that open a connection and stall (or stop reading) would hold every thread
+ * and no other request would be answered. The limits are the JDK server's system properties
+ * {@code sun.net.httpserver.maxReqTime} and {@code maxRspTime}, read once per JVM when its classes load:
+ * this class sets them before it starts its first server, unless they are set already (the user's
+ * {@code -D} wins), and they hold for every JDK HTTP server of the process.
  */
 public final class OfferServer implements AutoCloseable {
+    /** Seconds from a request's first byte until its answer starts: sending it, and the lookup. */
+    public static final int REQUEST_SECONDS = 5;
+    /** Seconds a connection may take to read its response. */
+    public static final int RESPONSE_SECONDS = 30;
+
+    static {
+        setIfAbsent("sun.net.httpserver.maxReqTime", REQUEST_SECONDS);
+        setIfAbsent("sun.net.httpserver.maxRspTime", RESPONSE_SECONDS);
+    }
+
+    private static void setIfAbsent(String property, int seconds) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, Integer.toString(seconds));
+        }
+    }
+
     private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
     /** What {@link Long#parseLong(String)} reads as a number, whatever its size. */
     private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");

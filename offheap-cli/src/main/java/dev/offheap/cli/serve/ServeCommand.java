@@ -96,7 +96,7 @@ public final class ServeCommand implements Command {
                   --max-entries N    the cache's bound (default 5000)
                   --keys N           offer ids 0..N-1 (default 2 x max entries)
                   --loader NAME      db (default: the H2 database of 'offheap compare') or memory
-                  --latency D        the memory loader's latency (default 200us)
+                  --latency D        the memory loader's latency, below 5s (default 200us)
                   --db DIR           the database folder (default ~/.cache/offheap/compare)
                   --threads N        HTTP request threads (default 10)
                   --stop-after D     stop after this long, e.g. 60s (default: run until Ctrl-C)
@@ -182,6 +182,11 @@ public final class ServeCommand implements Command {
         }
         if (latency != null && !memory) {
             throw new UsageException("--latency applies to --loader memory only");
+        }
+        if (latency != null && latency.compareTo(Duration.ofSeconds(OfferServer.REQUEST_SECONDS)) >= 0) {
+            // the server cuts off a request not answered within REQUEST_SECONDS: every miss would fail
+            throw new UsageException("--latency must be below " + OfferServer.REQUEST_SECONDS
+                    + "s, the time the server gives a request to be answered, got " + Durations.format(latency));
         }
         if (db != null && memory) {
             throw new UsageException("--db applies to --loader db only");

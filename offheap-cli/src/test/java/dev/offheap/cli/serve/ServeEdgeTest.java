@@ -97,6 +97,36 @@ class ServeEdgeTest {
     }
 
     /**
+     * As many clients as request threads that open a connection and stall in the middle of their headers
+     * must not stop the server: each is cut off after {@link OfferServer#REQUEST_SECONDS} and the next
+     * request is answered. Before, the JDK server waited for the stalled headers without end, every thread
+     * stayed blocked reading them, and the request below got no answer.
+     */
+    @Test
+    void clientsThatStallInTheirRequestDoNotHoldTheThreadsForever() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            OfferService service = new OfferService(new HeldCache(), new LatencyOfferStore(10, 10, Duration.ZERO));
+            try (OfferServer server = OfferServer.start(service, "held", new InetSocketAddress("127.0.0.1", 0), 2);
+                 java.net.Socket first = new java.net.Socket("127.0.0.1", server.port());
+                 java.net.Socket second = new java.net.Socket("127.0.0.1", server.port())) {
+                for (java.net.Socket stalled : List.of(first, second)) {
+                    stalled.getOutputStream().write("GET /stats HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+                    stalled.getOutputStream().flush();
+                }
+                long start = System.nanoTime();
+                HttpResponse<String> stats = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + "/stats")).timeout(Duration.ofSeconds(20)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(stats.statusCode()).isEqualTo(200);
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("time until the request behind the stalled ones was answered")
+                        .isLessThan(Duration.ofSeconds(OfferServer.REQUEST_SECONDS + 5));
+                assertThat(first.getInputStream().read()).as("the stalled connection was closed").isEqualTo(-1);
+            }
+        });
+    }
+
+    /**
      * {@code offheap_cache_hits_total} is a counter, so it must never fall (Prometheus takes a fall for a
      * restart of the process, and rate() jumps). It was requests minus loads, and a request is counted
      * before its miss loads: while it is between the two, it showed as a hit, and then the hit went away.

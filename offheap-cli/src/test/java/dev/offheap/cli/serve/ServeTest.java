@@ -218,6 +218,7 @@ class ServeTest {
         "--keys -4;--keys: expected a whole number from 1",
         "--loader tape;--loader: unknown loader 'tape'",
         "--latency 1ms;--latency applies to --loader memory only",
+        "--loader memory --latency 5s;--latency must be below 5s, the time the server gives a request to be answered",
         "--stop-after 0s;--stop-after: must be longer than 0",
         "--port;--port needs a value",
     })
