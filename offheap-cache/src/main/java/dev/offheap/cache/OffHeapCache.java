@@ -97,7 +97,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               go on, writes to that segment wait for it, and a write of this cache or {@link #close()}
      *               from inside it throws {@link IllegalStateException} (it would wait for that lock forever).
      *               Another cache may be used; of two threads whose readers (or computes) each write
-     *               the other's cache, one gets an {@link IllegalStateException} naming the deadlock.
+     *               the other's cache, one gets an {@link IllegalStateException} naming the deadlock, as
+     *               does one of a reader that waits for another thread's load whose loader writes this
+     *               cache and that loader (its load then fails with a {@link CacheLoadException}).
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */

@@ -151,6 +151,89 @@ class CrossCacheDeadlockTest {
         caches.close();
     }
 
+    /**
+     * A reader of b that waits for another thread's load of a key of a, whose loader writes b: the loader
+     * waits for the reader's lock and the reader for the load. Both waited forever before; now one of them
+     * gives up: the reader with the deadlock's IllegalStateException, or the loader, whose put fails
+     * with it and whose load then fails for both (a CacheLoadException caused by it).
+     */
+    @Test
+    void aReaderThatWaitsForALoadWhoseLoaderWritesItsCacheEndsWithOneFailure() throws Exception {
+        TwoCaches caches = TwoCaches.open();
+        OffHeapCache<Long, String> a = caches.a();
+        OffHeapCache<Long, String> b = caches.b();
+        ExecutorService threads = caches.threads();
+        CyclicBarrier loading = new CyclicBarrier(2);
+        CyclicBarrier readerInside = new CyclicBarrier(2);
+        Future<String> loader = threads.submit(() -> a.get(7L, key -> {
+            await(loading);
+            await(readerInside);
+            b.put(2L, "from a loader");
+            return "loaded";
+        }));
+        Future<String> reader = threads.submit(() -> b.read(1L, segment -> {
+            await(loading); // the load of 7 is registered: this get waits for it
+            await(readerInside);
+            return a.get(7L, key -> "the reader's own load");
+        }));
+        List<Throwable> failures = new ArrayList<>();
+        List<String> results = new ArrayList<>();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            for (Future<String> call : List.of(loader, reader)) {
+                try {
+                    results.add(call.get());
+                } catch (ExecutionException e) {
+                    failures.add(e.getCause());
+                }
+            }
+        }, "the reader and the loader deadlocked");
+        assertThat(failures).as("results " + results).isNotEmpty().allSatisfy(failure -> {
+            Throwable deadlock = failure instanceof CacheLoadException ? failure.getCause() : failure;
+            assertThat(deadlock).isInstanceOf(IllegalStateException.class);
+            assertThat(deadlock.getMessage()).contains("deadlock").contains("cache 'a'").contains("cache 'b'")
+                    .contains("load");
+        });
+        if (failures.size() == 1) {
+            // the reader gave up: the loader went on and stored its value and its write
+            assertThat(results).containsExactly("loaded");
+            assertThat(a.getIfPresent(7L)).isEqualTo("loaded");
+            assertThat(b.getIfPresent(2L)).isEqualTo("from a loader");
+        } else {
+            // the loader gave up: its load failed, for the reader too, and nothing was stored
+            assertThat(a.getIfPresent(7L)).isNull();
+            assertThat(b.getIfPresent(2L)).isNull();
+        }
+        a.put(3L, "usable");
+        b.put(3L, "usable");
+        assertThat(a.getIfPresent(3L)).isEqualTo("usable");
+        assertThat(b.getIfPresent(3L)).isEqualTo("usable");
+        caches.close();
+    }
+
+    /** A reader that waits for a load that is merely long, with no cycle, waits and gets its value. */
+    @Test
+    void aReaderThatWaitsForALongLoadWaitsAndGetsItsValue() throws Exception {
+        TwoCaches caches = TwoCaches.open();
+        OffHeapCache<Long, String> a = caches.a();
+        OffHeapCache<Long, String> b = caches.b();
+        ExecutorService threads = caches.threads();
+        CyclicBarrier loading = new CyclicBarrier(2);
+        Future<String> loader = threads.submit(() -> a.get(7L, key -> {
+            await(loading);
+            sleep(200);
+            return "loaded";
+        }));
+        Future<String> reader = threads.submit(() -> b.read(1L, segment -> {
+            await(loading);
+            return a.get(7L, key -> "the reader's own load");
+        }));
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            assertThat(loader.get()).isEqualTo("loaded");
+            assertThat(reader.get()).isEqualTo("loaded");
+        });
+        caches.close();
+    }
+
     @Test
     void theOwnCacheIsStillRefusedAtOnceInsideAReaderOrACompute() {
         try (OffHeapCache<Long, String> a = cache("a", null)) {

@@ -7,8 +7,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,14 +26,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * that each write the other's cache) would wait for each other forever: each holds what the other waits
  * for, and no lock of one cache knows the other.
  *
- * <p>So a thread that holds such a lock and has to wait for another does not block without end: it
- * publishes what it holds and what it waits for, waits in slices of {@link #CHECK_MILLIS}, and between
- * slices looks for a cycle of such waits that leads back to itself. A cycle seen twice in a row, made of
+ * <p>Waits for another thread's load of a key take part too. A thread inside a reader of B that waits
+ * for another thread's load of a key of A, whose loader writes B, waits for a thread that waits for its
+ * lock; so does a loader that needs a lock held by a thread that waits for its load. So a thread that is
+ * loading counts as holding something as well: others may wait for it.
+ *
+ * <p>So a thread that holds such a lock (or is loading) and has to wait for a lock or for another thread's
+ * load does not block without end: it publishes what it holds and what it waits for, waits in slices of
+ * {@link #CHECK_MILLIS}, and between slices looks for a cycle of such waits that leads back to itself. A cycle seen twice in a row, made of
  * the same waits (a waiter makes a new one each time it starts waiting), is a deadlock: its waiter with
  * the highest thread id gets an {@link IllegalStateException} naming the caches and threads, which unwinds
- * its reader or compute and releases the lock the others wait for; they go on. Threads that hold nothing
- * (every call not made from inside a reader or compute) wait as before, and no thread pays anything for
- * this before it would block.
+ * its reader, compute or load and releases what the others wait for; they go on. Threads that hold nothing
+ * and load nothing (every call not made from inside a reader, compute or loader) wait as before, and no
+ * thread pays anything for this before it would block.
  *
  * <p>Thread-safety: the holds are the current thread's ({@link #current}); the published waits are
  * immutable and read by every waiter.
@@ -54,6 +62,8 @@ final class LockHolds {
     private long[] shards = new long[4];
     private boolean[] writes = new boolean[4];
     private int depth;
+    /** How many loads this thread runs now that other threads may wait for ({@link #startLoad}). */
+    private int loads;
 
     private LockHolds() {
     }
@@ -91,6 +101,21 @@ final class LockHolds {
         depth--;
     }
 
+    /** Records that the current thread runs a load other threads may wait for; undone by {@link #endLoad}. */
+    void startLoad() {
+        loads++;
+    }
+
+    /** Undoes the last {@link #startLoad}. */
+    void endLoad() {
+        loads--;
+    }
+
+    /** @return whether others may wait for this thread: it holds a segment's lock or runs a load */
+    private boolean waitedFor() {
+        return depth != 0 || loads != 0;
+    }
+
     /** @return whether the current thread is inside a reader of the cache whose shards are numbered so */
     boolean holdsReadOf(long firstShardId, int shardCount) {
         return holds(firstShardId, shardCount, false);
@@ -120,16 +145,69 @@ final class LockHolds {
      */
     static long lock(Shard shard, boolean write) {
         LockHolds holds = CURRENT.get();
-        if (holds.depth == 0) {
+        if (!holds.waitedFor()) {
             return write ? shard.lock.writeLock() : shard.lock.readLock();
         }
         return holds.await(shard, write);
     }
 
+    /**
+     * Waits for another thread's load: blocks until it ends, like {@code result.get()}, if the current thread
+     * holds no lock and runs no load, else as the class describes.
+     *
+     * @param result    the load's outcome
+     * @param loader    the thread that runs the load
+     * @param cacheName the name of the load's cache, for the message of a deadlock
+     * @return the loaded value
+     * @throws ExecutionException    if the load failed
+     * @throws InterruptedException  if the current thread is interrupted while it waits
+     * @throws IllegalStateException if waiting would deadlock and this thread is the one chosen to give up
+     */
+    static <V> V awaitLoad(CompletableFuture<V> result, Thread loader, String cacheName)
+            throws ExecutionException, InterruptedException {
+        LockHolds holds = CURRENT.get();
+        if (!holds.waitedFor()) {
+            return result.get();
+        }
+        Thread self = Thread.currentThread();
+        Wait wait = holds.newWait(NO_SHARD, false, loader, cacheName);
+        WAITS.put(self, wait);
+        List<Wait> cycleBefore = null;
+        try {
+            while (true) {
+                try {
+                    return result.get(CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    cycleBefore = giveUpIfDeadlocked(self, wait, cycleBefore);
+                }
+            }
+        } finally {
+            WAITS.remove(self, wait);
+        }
+    }
+
+    private Wait newWait(long awaited, boolean write, Thread awaitedLoader, String cacheName) {
+        return new Wait(Thread.currentThread(), Arrays.copyOf(shards, depth), Arrays.copyOf(writes, depth), loads != 0,
+                awaited, write, awaitedLoader, cacheName);
+    }
+
+    /**
+     * Looks for a cycle through {@code wait}; throws if it is the same cycle as the last look found and this
+     * thread is the one to give up.
+     *
+     * @return the cycle found now, or null, for the next look
+     */
+    private static List<Wait> giveUpIfDeadlocked(Thread self, Wait wait, List<Wait> cycleBefore) {
+        List<Wait> cycle = cycleFrom(wait);
+        if (cycle != null && sameWaits(cycle, cycleBefore) && chosen(self, cycle)) {
+            throw new IllegalStateException(describe(cycle));
+        }
+        return cycle;
+    }
+
     private long await(Shard shard, boolean write) {
         Thread self = Thread.currentThread();
-        Wait wait = new Wait(self, Arrays.copyOf(shards, depth), Arrays.copyOf(writes, depth), shard.id, write,
-                shard.cacheName);
+        Wait wait = newWait(shard.id, write, null, shard.cacheName);
         WAITS.put(self, wait);
         boolean interrupted = false;
         List<Wait> cycleBefore = null;
@@ -154,11 +232,7 @@ final class LockHolds {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
-                List<Wait> cycle = cycleFrom(wait);
-                if (cycle != null && sameWaits(cycle, cycleBefore) && chosen(self, cycle)) {
-                    throw new IllegalStateException(describe(cycle));
-                }
-                cycleBefore = cycle;
+                cycleBefore = giveUpIfDeadlocked(self, wait, cycleBefore);
             }
         } finally {
             WAITS.remove(self, wait);
@@ -188,6 +262,9 @@ final class LockHolds {
         return extend(path, start, holders, new HashSet<>()) ? path : null;
     }
 
+    /** A wait's {@code awaited} when it waits for a load, not a shard: no shard has this number. */
+    private static final long NO_SHARD = 0;
+
     /**
      * Depth first over the waits that block the last of {@code path}; true once one of them is its start.
      * Each wait is entered once a search: whether start can be reached from it does not depend on the path
@@ -199,8 +276,16 @@ final class LockHolds {
      */
     private static boolean extend(List<Wait> path, Wait start, Map<Long, List<Wait>> holders, Set<Wait> entered) {
         Wait last = path.getLast();
-        for (Wait other : holders.getOrDefault(last.awaited, List.of())) {
-            if (other == last || !other.blocks(last)) {
+        List<Wait> blockers;
+        if (last.awaitedLoader != null) {
+            // a load ends when its thread does not wait: only a published wait of that thread can block it
+            Wait loaderWait = WAITS.get(last.awaitedLoader);
+            blockers = loaderWait == null || !loaderWait.loading ? List.of() : List.of(loaderWait);
+        } else {
+            blockers = holders.getOrDefault(last.awaited, List.of());
+        }
+        for (Wait other : blockers) {
+            if (other == last || (last.awaitedLoader == null && !other.blocks(last))) {
                 continue;
             }
             if (other == start) {
@@ -241,26 +326,41 @@ final class LockHolds {
 
     private static String describe(List<Wait> cycle) {
         StringBuilder message = new StringBuilder("deadlock among caches used from inside read()'s or compute's"
-                + " function, which hold a segment's lock while they run: ");
+                + " function, which hold a segment's lock while they run, or from inside a loader: ");
         // each wait of the cycle holds what the one before it waits for (the first, what the last waits for)
         for (int i = 0; i < cycle.size(); i++) {
             Wait wait = cycle.get(i);
             Wait blocked = cycle.get(i == 0 ? cycle.size() - 1 : i - 1);
-            message.append(i == 0 ? "" : "; ").append("thread '").append(wait.thread.getName()).append("' holds ")
-                    .append(wait.modeHeldOf(blocked) ? "a compute of" : "a reader of").append(" cache '")
-                    .append(blocked.cacheName).append("' and waits to ").append(wait.write ? "write" : "read")
-                    .append(" cache '").append(wait.cacheName).append('\'');
+            message.append(i == 0 ? "" : "; ").append("thread '").append(wait.thread.getName()).append('\'');
+            if (blocked.awaitedLoader != null) {
+                message.append(" loads a key of cache '").append(blocked.cacheName).append('\'');
+            } else {
+                message.append(" holds ").append(wait.modeHeldOf(blocked) ? "a compute of" : "a reader of")
+                        .append(" cache '").append(blocked.cacheName).append('\'');
+            }
+            if (wait.awaitedLoader != null) {
+                message.append(" and waits for the load of a key of cache '").append(wait.cacheName)
+                        .append("' by thread '").append(wait.awaitedLoader.getName()).append('\'');
+            } else {
+                message.append(" and waits to ").append(wait.write ? "write" : "read").append(" cache '")
+                        .append(wait.cacheName).append('\'');
+            }
         }
-        return message.append(". This thread gives up: use the other cache after the read or compute returns")
-                .toString();
+        return message.append(". This thread gives up: use the other cache after the read, compute or load"
+                + " returns").toString();
     }
 
     /**
-     * A thread's wait for a lock while holding others, as published for the other waiters; the arrays are
-     * copies no one changes.
+     * A thread's wait for a lock or a load while holding locks or running a load, as published for the
+     * other waiters; the arrays are copies no one changes.
+     *
+     * @param loading       whether the thread runs a load others may wait for
+     * @param awaited       the shard waited for, {@link #NO_SHARD} for a load
+     * @param awaitedLoader the thread whose load is waited for, null for a shard
+     * @param cacheName     the name of the cache waited for
      */
-    private record Wait(Thread thread, long[] held, boolean[] heldWrites, long awaited, boolean write,
-                        String cacheName) {
+    private record Wait(Thread thread, long[] held, boolean[] heldWrites, boolean loading, long awaited,
+                        boolean write, Thread awaitedLoader, String cacheName) {
         /** Whether this thread holds what {@code waiter} waits for in a mode that keeps it out. */
         boolean blocks(Wait waiter) {
             for (int i = 0; i < held.length; i++) {

@@ -738,6 +738,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // finished load again, going round until its getAll unregisters it)
             loads.remove(id, running);
         }
+        // others may wait for this load from now on: a lock this thread then waits for is a wait they are in
+        LockHolds holds = LockHolds.current();
+        holds.startLoad();
         try {
             byte[] stored = lookupBytes(k, hash, false);
             if (stored != null) {
@@ -776,6 +779,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw e;
         } finally {
             loads.remove(id, mine);
+            holds.endLoad();
         }
     }
 
@@ -842,7 +846,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                         + "': it is loaded by thread " + blocked.getName() + ", which waits, through loads of"
                         + " other threads or its own, for a load of this thread");
             }
-            return running.result.get();
+            return LockHolds.awaitLoad(running.result, running.loader, name);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CacheLoadException("interrupted while waiting for another thread's load of key " + key, e);
@@ -1000,7 +1004,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     others.put(key, running);
                 }
             }
-            loadAllOf(mine, ids, result);
+            LockHolds holds = LockHolds.current();
+            holds.startLoad();
+            try {
+                loadAllOf(mine, ids, result);
+            } finally {
+                holds.endLoad();
+            }
             for (Map.Entry<K, Load<V>> other : others.entrySet()) {
                 V value = awaitLoad(other.getKey(), other.getValue());
                 if (value != null) {
