@@ -495,7 +495,8 @@ public final class MemoryManager implements AutoCloseable {
      * @param bytes how many, at least 0
      * @throws NullPointerException     if {@code owner} is null
      * @throws IllegalArgumentException if {@code bytes} is negative
-     * @throws BudgetExceededException  if the bytes are not available after spilling
+     * @throws BudgetExceededException  if the bytes are not available after spilling, or are more than
+     *                                  {@link #totalBytes()} (then no owner is asked to spill)
      * @throws IllegalStateException    if the manager is closed
      */
     public void reserve(Object owner, long bytes) {
@@ -505,6 +506,11 @@ public final class MemoryManager implements AutoCloseable {
         }
         ensureOpen();
         OwnerRecord record = record(owner);
+        if (bytes > totalBytes) {
+            // no spill can make room for it: asking the owners would make them drop their data for nothing
+            throw refused(record, bytes, ByteSize.format(bytes) + " of reservation, more than the manager has,",
+                    usedBytes(), List.of());
+        }
         reserveOrSpill(record, bytes, ByteSize.format(bytes) + " of reservation");
         record.reservedBytes.addAndGet(bytes);
     }
@@ -1103,6 +1109,13 @@ public final class MemoryManager implements AutoCloseable {
             // Each pass over the page table after a callback is also the next callback's "before".
             Map<OwnerRecord, Long> pagesByOwner = pagesAtStart;
             for (OwnerRecord candidate : candidates) {
+                // read once: a callback asked before this one (or another thread) may have removed it, or released
+                // its owner, which forgets it, since the candidates were chosen; re-read, a removed one was called
+                // as null (a NullPointerException logged as its failure and counted as a spill)
+                SpillCallback callback = candidate.callback;
+                if (callback == null || candidate.removed) {
+                    continue;
+                }
                 long needed = bytes - budget.available();
                 long before = usedBytesOf(candidate, pagesByOwner);
                 int quarantinedBefore = quarantinedPages.get();
@@ -1110,8 +1123,11 @@ public final class MemoryManager implements AutoCloseable {
                 event.begin();
                 depth[0]++;
                 try {
-                    candidate.callback.spill(this, Math.max(needed, 0));
-                } catch (RuntimeException e) {
+                    callback.spill(this, Math.max(needed, 0));
+                } catch (Exception e) {
+                    // checked ones too: a callback in a language without checked exceptions (or a sneaky throw)
+                    // throws an IOException from its spill file; let through, it skipped the clean-up of
+                    // allocatePages, which lost the free pages the request had taken from the thread's cache
                     LOG.log(System.Logger.Level.WARNING, "spill callback of owner '" + candidate.label
                             + "' in memory manager '" + name + "' failed", e);
                 } finally {
