@@ -35,7 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * frame that needs more than the stack has left <em>grows</em> the stack by another chunk (at least
  * the stack size, or the request) instead of failing; chunks are kept for later frames of the same
  * thread. The memory of a thread's stack (grown chunks included) is freed when the thread has ended:
- * stacks of ended threads are swept every 64 new stacks and by {@link #close()}.
+ * stacks of ended threads are swept every 64 new stacks, before a budget refuses a stack or a growth,
+ * and by {@link #close()}.
  *
  * <h2>Safety and threading</h2>
  * A frame belongs to the thread that pushed it: allocating from it or closing it from another thread
@@ -77,7 +78,32 @@ public final class StackAllocator implements AutoCloseable {
     }
 
     private static final class Default {
-        static final StackAllocator INSTANCE = builder().name("default").build();
+        /** The default stack, or null if the debug system properties were malformed when it was made. */
+        static final StackAllocator INSTANCE;
+        /** Why there is no default stack; null if there is one. */
+        static final IllegalArgumentException FAILURE;
+
+        static {
+            // an exception out of a class initializer would surface as ExceptionInInitializerError, and every
+            // later use as NoClassDefFoundError: keep the documented IllegalArgumentException instead
+            StackAllocator instance = null;
+            IllegalArgumentException failure = null;
+            try {
+                instance = builder().name("default").build();
+            } catch (IllegalArgumentException e) {
+                failure = e;
+            }
+            INSTANCE = instance;
+            FAILURE = failure;
+        }
+
+        static StackAllocator instance() {
+            StackAllocator instance = INSTANCE;
+            if (instance == null) {
+                throw new IllegalArgumentException(FAILURE.getMessage(), FAILURE);
+            }
+            return instance;
+        }
     }
 
     /**
@@ -85,15 +111,19 @@ public final class StackAllocator implements AutoCloseable {
      * (64 KiB per thread, growing when needed, no budget, the default debug mode).
      *
      * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
-     * @throws IllegalArgumentException if the debug system properties are malformed (first use only)
+     * @throws IllegalArgumentException if the debug system properties were malformed at the first use (read
+     *                                  once; every later call throws the same)
      */
     public static Frame push() {
-        return Default.INSTANCE.pushFrame();
+        return Default.instance().pushFrame();
     }
 
-    /** @return the process-wide default stack allocator that {@link #push()} uses; it is never closed */
+    /**
+     * @return the process-wide default stack allocator that {@link #push()} uses; it is never closed
+     * @throws IllegalArgumentException if the debug system properties were malformed at the first use
+     */
     public static StackAllocator defaultStack() {
-        return Default.INSTANCE;
+        return Default.instance();
     }
 
     /**
@@ -246,31 +276,52 @@ public final class StackAllocator implements AutoCloseable {
     }
 
     private ThreadStack newStack(Thread t) {
-        List<ThreadStack> dead = new ArrayList<>();
-        ThreadStack s;
         synchronized (stacks) {
             if (closed) {
                 throw Checks.closed(name);
             }
-            s = new ThreadStack(t);
+            ThreadStack s = new ThreadStack(t);
             s.addChunk(stackSize);
             s.useChunk(0);
             stacks.add(s);
             if (++stacksCreated % SWEEP_EVERY_NEW_STACKS == 0) {
-                for (int i = stacks.size() - 1; i >= 0; i--) {
-                    ThreadStack other = stacks.get(i);
-                    if (!other.thread.isAlive()) {
-                        dead.add(other);
-                        stacks.set(i, stacks.getLast());
-                        stacks.removeLast();
-                    }
-                }
+                freeDeadStacks();
+            }
+            return s;
+        }
+    }
+
+    /**
+     * Frees the stacks of ended threads. Holds stacks, and frees under it: a thread that takes the lock
+     * after a sweep finds the budget given back, not yet to come (see {@link #reserve}).
+     */
+    private void freeDeadStacks() {
+        for (int i = stacks.size() - 1; i >= 0; i--) {
+            ThreadStack other = stacks.get(i);
+            if (!other.thread.isAlive()) {
+                stacks.set(i, stacks.getLast());
+                stacks.removeLast();
+                free(other);
             }
         }
-        for (ThreadStack d : dead) {
-            free(d);
+    }
+
+    /**
+     * Charges the budget for a chunk. When it refuses, the stacks of ended threads are freed and the
+     * charge is tried once more: they hold budget until the next sweep, which comes only with a new
+     * stack, and a refused stack is none, so once ended threads held the whole budget every later
+     * thread's first push (and every growth) would be refused for good.
+     */
+    private void reserve(long size) {
+        try {
+            budget.reserve(size);
+        } catch (BudgetExceededException e) {
+            synchronized (stacks) {
+                // tried again even if none is dead now: another thread's sweep may have freed some since
+                freeDeadStacks();
+                budget.reserve(size);
+            }
         }
-        return s;
     }
 
     private void free(ThreadStack s) {
@@ -372,7 +423,7 @@ public final class StackAllocator implements AutoCloseable {
 
         MemorySegment addChunk(long size) {
             if (budget != null) {
-                budget.reserve(size);
+                reserve(size);
             }
             MemorySegment chunk;
             try {
@@ -573,7 +624,11 @@ public final class StackAllocator implements AutoCloseable {
             int innerOpen = s.depth - depth;
             if (innerOpen > 0 && s.openFrames != null) {
                 for (int d = s.depth; d > depth; d--) {
-                    s.openFrames[d].closeScope();
+                    Frame inner = s.openFrames[d];
+                    // null once the allocator's close() on this thread has closed and forgotten the frame
+                    if (inner != null) {
+                        inner.closeScope();
+                    }
                 }
             }
             if (s.chunkIndex != savedChunk) {
