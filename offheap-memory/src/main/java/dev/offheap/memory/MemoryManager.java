@@ -77,14 +77,16 @@ import java.util.function.Consumer;
  *   <li>{@link PageAccess#SHARED}: any thread uses and releases pages; each release costs a JVM-wide
  *       handshake (tens of microseconds).</li>
  * </ul>
- * {@link MemoryType#HEAP} pages are the exception the JDK imposes: a heap segment cannot be revoked, so
- * a released heap page's array is dropped instead of reused. A stale heap segment keeps working on its
- * own dead array; it never sees another owner's bytes.
+ * {@link MemoryType#HEAP} pages are the exception the JDK imposes: a heap segment can be neither revoked
+ * nor confined, so a released heap page's array is dropped instead of reused, and any thread may use and
+ * release a heap page whatever the {@link PageAccess}. A stale heap segment keeps working on its own dead
+ * array; it never sees another owner's bytes.
  *
  * <h2>Threading and cost</h2>
  * All methods are thread-safe. Each platform thread keeps up to 4 MiB of free pages in a private
- * cache, so threads that allocate and release at the same time neither contend on one counter nor
- * pass pages to each other; the caches are drained back whenever a request would otherwise fail.
+ * cache (at least 2 pages, at most 256), so threads that allocate and release at the same time
+ * neither contend on one counter nor pass pages to each other; the caches are drained back whenever a
+ * request would otherwise fail.
  * Allocate and release take no shared lock: only the calling thread's own cache lock, which another
  * thread touches only while draining. Two threads sharing one manager reach about 1.9x one
  * thread's throughput (docs/memory.md).
@@ -364,8 +366,9 @@ public final class MemoryManager implements AutoCloseable {
      * @throws NullPointerException     if {@code page} is null
      * @throws IllegalArgumentException if {@code page} is not a page of this manager
      * @throws IllegalStateException    if the page was already released (double release)
-     * @throws WrongThreadException     if the page is {@link PageAccess#CONFINED} to another thread;
-     *                                  the page stays allocated
+     * @throws WrongThreadException     if the page is {@link PageAccess#CONFINED} to another live thread;
+     *                                  the page stays allocated ({@link MemoryType#HEAP} pages are confined
+     *                                  to no thread: any thread may release them)
      */
     public void release(MemorySegment page) {
         int slot = revokeForRelease(page);
@@ -607,8 +610,8 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * @return the highest amount reserved from the manager's budget so far: pages held, reservations,
-     * and the free pages threads cached at that moment (at most 16 per thread), so it can exceed the
-     * highest {@link #usedBytes()} by that much
+     * and the free pages threads cached at that moment (up to 4 MiB of pages per thread: 2 to 256 pages,
+     * see the class description), so it can exceed the highest {@link #usedBytes()} by that much
      */
     public long peakUsedBytes() {
         return budget.peak();
@@ -665,10 +668,15 @@ public final class MemoryManager implements AutoCloseable {
     /** @return bytes used per owner (pages plus reservations), keyed by {@code String.valueOf(owner)}, largest first */
     public Map<String, Long> usageByOwner() {
         Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
+        Map<String, Long> byLabel = new LinkedHashMap<>();
+        for (OwnerRecord record : owners.values()) {
+            byLabel.merge(record.label, usedBytesOf(record, pagesByOwner), Long::sum);
+        }
+        // sorted after merging: distinct owners with the same text add up, and their sum may outrank an owner
+        // that one of them alone did not (sorted before, the merged entry kept the place of its first part)
         Map<String, Long> usage = new LinkedHashMap<>();
-        for (Map.Entry<OwnerRecord, Long> owner : Budget.largestFirst(owners.values(),
-                record -> usedBytesOf(record, pagesByOwner))) {
-            usage.merge(owner.getKey().label, owner.getValue(), Long::sum);
+        for (Map.Entry<String, Long> entry : Budget.largestFirst(byLabel.keySet(), byLabel::get)) {
+            usage.put(entry.getKey(), entry.getValue());
         }
         return usage;
     }
@@ -2053,11 +2061,12 @@ public final class MemoryManager implements AutoCloseable {
          * @return a new, open manager
          * @throws IllegalStateException    if no size was set
          * @throws IllegalArgumentException if the size is not a multiple of the page size, exceeds
-         *                                  2^31-1 pages, a fraction yields less than one page, or a
-         *                                  mapped file is missing, too small, cannot be created or
-         *                                  its file system has no room for all of its blocks, is
-         *                                  not a regular file of the default file system, or is
-         *                                  in use by another manager
+         *                                  2^31-65 pages ({@code Integer.MAX_VALUE - 64}: the page
+         *                                  table, with its padding, must fit a Java array), a fraction
+         *                                  yields less than one page, or a mapped file is missing,
+         *                                  too small, cannot be created or its file system has no
+         *                                  room for all of its blocks, is not a regular file of the
+         *                                  default file system, or is in use by another manager
          * @throws BudgetExceededException  if the parent budget cannot give the size
          * @throws OutOfMemoryError         if preallocated native memory cannot be obtained
          */

@@ -35,7 +35,10 @@ public interface MemoryManagerMXBean {
     /** @return bytes in use: pages held by owners plus reservations (free pages cached per thread are not counted) */
     long getUsedBytes();
 
-    /** @return the highest used bytes seen */
+    /**
+     * @return the highest bytes reserved from the manager's budget so far: pages held, reservations and the
+     * free pages threads cached at that moment (see {@link MemoryManager#peakUsedBytes()})
+     */
     long getPeakUsedBytes();
 
     /** @return native or mapped bytes actually obtained from the system so far */

@@ -5,7 +5,11 @@ public enum MemoryType {
     /**
      * On the Java heap: each page is a {@code byte[]} seen through {@link java.lang.foreign.MemorySegment#ofArray(byte[])}.
      * The collector owns these bytes; a released page's array is dropped rather than reused, because
-     * the JDK cannot revoke a heap segment (see {@link MemoryManager} on safety).
+     * the JDK cannot revoke a heap segment (see {@link MemoryManager} on safety). Nor can it confine one:
+     * {@link PageAccess#CONFINED} does not apply, any thread may use and release a heap page.
+     * A {@code byte[]} segment guarantees no alignment, so its accessors take only unaligned layouts
+     * ({@code JAVA_LONG_UNALIGNED}, not {@code JAVA_LONG}, which throws {@link IllegalArgumentException}):
+     * code written for NATIVE or MAPPED pages with aligned layouts fails on HEAP pages.
      */
     HEAP,
     /** Native memory outside the heap, invisible to the collector. The default. */

@@ -9,7 +9,11 @@ public enum PageAccess {
     /**
      * Only the thread that allocated a page may read, write or release it (anything else gets
      * {@link WrongThreadException}). Revoking it on release costs a few nanoseconds. The default, and
-     * the right choice when one thread (a task, a sorter, a request) works on its own pages.
+     * the right choice when one thread (a task, a sorter, a request) works on its own pages. A
+     * {@link SpillCallback} runs on the thread whose request failed, so it can release only the pages
+     * that thread allocated: owners that spill for other threads need {@link #SHARED} pages.
+     * {@link MemoryType#HEAP} pages are not confined: the JDK cannot confine a heap segment, so any
+     * thread may use and release them.
      */
     CONFINED,
     /**

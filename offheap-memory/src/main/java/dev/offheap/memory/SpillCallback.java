@@ -9,7 +9,11 @@ package dev.offheap.memory;
  * asking. A callback releases pages or reservations through the manager as usual; whatever it returns
  * is informational, the manager checks what was actually freed. It must not allocate from the same
  * manager. An exception it throws (a checked one too) is logged and treated as nothing freed; a callback
- * removed, or whose owner was released, while a spill runs is not called any more.
+ * removed, or whose owner was released, while a spill runs is not called any more. Running on the
+ * requester's thread, it can release {@link PageAccess#CONFINED} pages only if that thread allocated them
+ * (a release of another live thread's confined page throws {@link WrongThreadException}, and
+ * {@link MemoryManager#releaseAll} quarantines such pages, which frees nothing): owners that spill for
+ * other threads use {@link PageAccess#SHARED} pages.
  */
 @FunctionalInterface
 public interface SpillCallback {

@@ -26,7 +26,8 @@ final class AllocationTracker {
     private static final int STACK_DEPTH = 24;
     /** Freed allocations remembered to tell a double free (with both stack traces) from a foreign free. */
     private static final int RECENTLY_FREED = 16_384;
-    private static final int PROBLEMS_KEPT = 100;
+    /** Problems a report lists at most, the latest ones (AllocationReport#problems says so). */
+    static final int PROBLEMS_KEPT = 100;
     private static final String PACKAGE = AllocationTracker.class.getPackageName() + ".";
     /** Frames of these classes (and their nested classes) are the allocator's own and left out of stack traces. */
     private static final Set<String> OWN_CLASSES = Set.of("AllocationTracker", "Allocator", "AllocateFrom",

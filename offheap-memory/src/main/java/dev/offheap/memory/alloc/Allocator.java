@@ -179,12 +179,26 @@ public interface Allocator extends Arena {
         return seg;
     }
 
-    /** {@inheritDoc} Allocates without zeroing, since the value overwrites the memory. */
+    /**
+     * {@inheritDoc} Allocates without zeroing, since the value overwrites the memory; if the value cannot be
+     * stored (a heap segment, which has no address to store), the allocation is freed before the exception
+     * propagates, so nothing stays allocated.
+     */
     @Override
     default MemorySegment allocateFrom(AddressLayout layout, MemorySegment value) {
         java.util.Objects.requireNonNull(value);
         MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
-        seg.set(layout, 0, value);
+        try {
+            seg.set(layout, 0, value);
+        } catch (RuntimeException e) {
+            // the caller never sees the segment and could never free it: it stayed live until close
+            try {
+                free(seg);
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
         return seg;
     }
 

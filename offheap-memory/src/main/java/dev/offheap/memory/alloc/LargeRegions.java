@@ -41,7 +41,8 @@ public final class LargeRegions {
      * @param arena the arena whose lifetime the region shares; its scope guards every access
      * @return the region
      * @throws IllegalArgumentException if {@code bytes} is negative
-     * @throws IllegalStateException if the arena is closed, or the calling thread may not use it
+     * @throws IllegalStateException if the arena is closed
+     * @throws WrongThreadException if the arena is confined to another thread
      * @throws OutOfMemoryError if the system refuses the memory
      */
     public static MemorySegment allocate(long bytes, Arena arena) {

@@ -359,6 +359,9 @@ public final class NativeAllocator implements Allocator {
             if (before.liveAllocations() > 0) {
                 problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
                         + " bytes), freed by close");
+                if (problems.size() > AllocationTracker.PROBLEMS_KEPT) {
+                    problems.removeFirst(); // the report keeps the latest ones only, as the tracker does
+                }
             }
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
         }

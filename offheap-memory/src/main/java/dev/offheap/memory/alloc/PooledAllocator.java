@@ -3,6 +3,7 @@ package dev.offheap.memory.alloc;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.MemoryType;
 import dev.offheap.memory.internal.WeakSchedule;
 
 import java.lang.foreign.Arena;
@@ -54,9 +55,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       nothing, and the charge goes back when units are given back to the system. The budget
  *       therefore limits the memory really held, which may exceed {@link #allocatedBytes()} by the
  *       free blocks in caches and spans.</li>
- *   <li><b>MemoryManager.</b> With {@linkplain Builder#memoryManager(MemoryManager) a manager},
- *       requests above 64 KiB that fit in one of its pages are served by a page (accounted by the
- *       manager, with the page's scope and access mode); larger ones still come from the range.</li>
+ *   <li><b>MemoryManager.</b> With {@linkplain Builder#memoryManager(MemoryManager) a manager} of native
+ *       or mapped pages, requests above 64 KiB that fit in one of its pages are served by a page
+ *       (accounted by the manager, with the page's scope and access mode); larger ones still come from
+ *       the range.</li>
  * </ul>
  *
  * <h2>Safety</h2>
@@ -77,7 +79,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>Threading</h2>
  * All methods are thread-safe. Segments are accessible from every thread. {@link #trim()} returns the
  * calling thread's cache and those of ended threads; the caches of other live threads (at most 128
- * KiB per size class each) stay with them until they overflow, or until those threads end.
+ * KiB per size class each, but at least 8 blocks: up to 512 KiB in the 64 KiB class) stay with them
+ * until they overflow, or until those threads end.
  */
 public final class PooledAllocator implements Allocator {
     /** Address space reserved when no capacity is configured: 16 GiB. */
@@ -993,6 +996,9 @@ public final class PooledAllocator implements Allocator {
             if (before.liveAllocations() > 0) {
                 problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
                         + " bytes), freed by close");
+                if (problems.size() > AllocationTracker.PROBLEMS_KEPT) {
+                    problems.removeFirst(); // the report keeps the latest ones only, as the tracker does
+                }
                 LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
             }
             // every segment must be inaccessible before the memory behind it goes away
@@ -1046,10 +1052,19 @@ public final class PooledAllocator implements Allocator {
         }
 
         /**
-         * @param manager serves requests above 64 KiB that fit in one of its pages; null for none
+         * @param manager serves requests above 64 KiB that fit in one of its pages; a {@link MemoryType#NATIVE}
+         *                or {@link MemoryType#MAPPED} manager, or null for none
          * @return this builder
+         * @throws IllegalArgumentException if {@code manager} keeps its pages on the heap ({@link MemoryType#HEAP})
          */
         public Builder memoryManager(MemoryManager manager) {
+            if (manager != null && manager.type() == MemoryType.HEAP) {
+                // a heap page is no native memory, and every one has address 0: blocks taken from such pages
+                // could never be freed (free refused them as foreign) and stayed held until close
+                throw new IllegalArgumentException("memory manager '" + manager.name() + "' keeps its pages on the"
+                        + " heap; a pooled allocator hands out native memory and takes pages only from a NATIVE or"
+                        + " MAPPED manager");
+            }
             this.memoryManager = manager;
             return this;
         }
