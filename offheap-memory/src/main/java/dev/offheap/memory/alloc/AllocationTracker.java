@@ -149,6 +149,11 @@ final class AllocationTracker {
         return forget(live.remove(address));
     }
 
+    /** @return the live tracked allocation at {@code address}, or null if there is none */
+    Tracked liveAt(long address) {
+        return live.get(address);
+    }
+
     /** @return the requested size of the live tracked allocation at {@code address}, or -1 if there is none */
     long liveSize(long address) {
         Tracked t = live.get(address);

@@ -53,6 +53,10 @@ public final class LargeRegions {
         if (!VirtualMemory.LINUX || bytes < HUGE_PAGE_BYTES) {
             return arena.allocate(bytes, Long.BYTES);
         }
+        if (bytes > Long.MAX_VALUE - 2 * HUGE_PAGE_BYTES) {
+            // rounded up and aligned, the mapping's length would overflow (and the refusal name a negative size)
+            throw new OutOfMemoryError("cannot map a region of " + bytes + " bytes: larger than any address space");
+        }
         long mapped = (bytes + HUGE_PAGE_BYTES - 1) & -HUGE_PAGE_BYTES;
         long address = VirtualMemory.mapReadWrite(mapped, HUGE_PAGE_BYTES);
         // Huge pages only where they lie wholly inside the region: a huge page over its end would make

@@ -78,6 +78,8 @@ public final class NativeAllocator implements Allocator {
     private final Object closeLock = new Object();
     private volatile boolean closed;
     private volatile AllocationReport closingReport;
+    /** Whether {@link #close()} has freed everything (a held scope can interrupt it). Guarded by closeLock. */
+    private boolean closeFinished;
 
     private NativeAllocator(Builder b, NativeFunctions functions) {
         this.kind = b.kind;
@@ -272,19 +274,42 @@ public final class NativeAllocator implements Allocator {
                     + "is a slice of an allocation, or was already freed (DebugMode.FULL tells which, with stack traces)");
         }
         long size = value & SIZE_MASK;
-        if ((value & TRACKED) != 0) {
-            tracker.untrack(address);
-        }
         // only allocations that have a scope of their own look it up: the map's boxed key cost every free
         // 16 bytes of heap
         if ((value & OWN_SCOPE) != 0) {
-            Arena own = ownScopes.remove(address);
+            Arena own = ownScopes.get(address);
             if (own != null) {
-                own.close();
+                closeOwnScope(own, address, value, segment);
+                ownScopes.remove(address, own);
             }
+        }
+        if ((value & TRACKED) != 0) {
+            tracker.untrack(address);
         }
         functions.free(address);
         releaseBudget(size);
+    }
+
+    /**
+     * Closes the scope of an allocation that {@link #free} has just taken out of the table. A scope that a
+     * downcall holds cannot close (Arena.close throws): the allocation goes back into the table and stays
+     * live, since its memory must not go back to the C allocator under the native code (before, the free
+     * threw with the table entry gone: the memory was never freed, its budget never released, and
+     * {@link #allocatedBytes()} no longer counted it).
+     *
+     * @throws IllegalStateException if a downcall is using the allocation
+     */
+    private void closeOwnScope(Arena own, long address, long value, MemorySegment segment) {
+        try {
+            own.close();
+        } catch (IllegalStateException e) {
+            if (!own.scope().isAlive()) {
+                return; // closed already by a close() of the allocator racing this free: free it as usual
+            }
+            table.put(address, value);
+            throw new IllegalStateException("free in allocator '" + name + "' of " + segment + " while it is in use (by a"
+                    + " downcall?): the allocation stays live; free it once the use has ended", e);
+        }
     }
 
     private IllegalArgumentException foreign(MemorySegment segment, String why) {
@@ -326,25 +351,44 @@ public final class NativeAllocator implements Allocator {
     /**
      * Reports live allocations (a WARNING through {@link System.Logger} and in {@link #report()}), makes
      * every segment inaccessible, then frees all memory. Closing twice does nothing.
+     *
+     * @throws IllegalStateException if a segment of this allocator is in use by a downcall now (its scope
+     *                               cannot close, as {@link Arena#close()} says): nothing is freed, the
+     *                               allocator refuses allocations and ignores frees from then on, and a
+     *                               later {@code close()} finishes the work
      */
     @Override
     public void close() {
         synchronized (closeLock) {
-            if (closed) {
+            if (closeFinished) {
                 return;
             }
-            AllocationReport before = report();
-            closed = true;
-            if (before.liveAllocations() > 0) {
-                LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
+            if (!closed) {
+                AllocationReport before = report();
+                closed = true;
+                if (before.liveAllocations() > 0) {
+                    LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
+                }
+                closingReport = before;
             }
-            closingReport = before;
-            // every stale segment must throw before its memory goes back to the C allocator
-            arena.close();
+            AllocationReport before = closingReport;
+            // every stale segment must throw before its memory goes back to the C allocator. A scope that a
+            // downcall holds cannot close (Arena.close throws): then nothing is freed under the native code,
+            // and the next close() starts again here, past the scopes closed already. Every scope closes
+            // before the first free: a close that threw from the middle of the drain had freed part of the
+            // table, and then returned at its closed flag, keeping the rest for good
+            if (arena.scope().isAlive()) {
+                arena.close();
+            }
+            for (Arena own : ownScopes.values()) {
+                if (own.scope().isAlive()) {
+                    own.close();
+                }
+            }
             long[] released = new long[1];
             table.closeAndDrain((address, value) -> {
                 Arena own = ownScopes.remove(address);
-                if (own != null) {
+                if (own != null && own.scope().isAlive()) {
                     own.close();
                 }
                 functions.free(address);
@@ -364,6 +408,7 @@ public final class NativeAllocator implements Allocator {
                 }
             }
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
+            closeFinished = true;
         }
     }
 

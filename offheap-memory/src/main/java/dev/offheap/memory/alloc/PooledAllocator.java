@@ -142,6 +142,8 @@ public final class PooledAllocator implements Allocator {
     private final Object closeLock = new Object();
     private volatile boolean closed;
     private volatile AllocationReport closingReport;
+    /** What {@link #close()} found before it began, kept for a close that a held scope interrupted. Guarded by closeLock. */
+    private AllocationReport reportBeforeClose;
     /** Changes on every slow-path operation; the idle releaser compares it between ticks. */
     private volatile long activity;
     private long activityAtLastTick = -1;
@@ -423,17 +425,27 @@ public final class PooledAllocator implements Allocator {
      * go together, or one of the two would close a scope the other already closed.
      *
      * @return the record, or null if the allocator is closed or {@code address} is no live tracked allocation
+     * @throws IllegalStateException if the allocation's own scope is in use (by a downcall): it cannot close,
+     *                               and the allocation stays live and recorded
      */
     private AllocationTracker.Tracked untrack(long address) {
         synchronized (closeLock) {
             if (closed) {
                 return null;
             }
-            AllocationTracker.Tracked t = tracker.untrack(address);
-            if (t != null && t.arena() != null) {
-                t.arena().close();
+            // the scope before the record: a scope that a downcall holds cannot close (Arena.close throws),
+            // and a record already gone then left the allocation neither live nor ever freed
+            AllocationTracker.Tracked live = tracker.liveAt(address);
+            if (live != null && live.arena() != null && live.arena().scope().isAlive()) {
+                try {
+                    live.arena().close();
+                } catch (IllegalStateException e) {
+                    throw new IllegalStateException("free in allocator '" + name + "' of 0x" + Long.toHexString(address)
+                            + " (" + live.size() + " bytes) while it is in use (by a downcall?): the allocation stays live;"
+                            + " free it once the use has ended", e);
+                }
             }
-            return t;
+            return tracker.untrack(address);
         }
     }
 
@@ -636,7 +648,13 @@ public final class PooledAllocator implements Allocator {
             }
             // the debug record and the scope end before the units can be reused by another allocation
             if (released.ownScope() != null || tracker.isTracked(address)) {
-                untrack(address);
+                try {
+                    untrack(address);
+                } catch (IllegalStateException inUse) {
+                    // its scope is held: the allocation stays live, as endLarge found it
+                    range.markLarge(span, address, released.size(), released.ownScope());
+                    throw inUse;
+                }
             }
             range.free(span);
             slowAllocatedBytes.addAndGet(-released.size());
@@ -980,18 +998,30 @@ public final class PooledAllocator implements Allocator {
      * Reports live allocations (a WARNING through {@link System.Logger}, and in {@link #report()}),
      * makes every segment inaccessible, and gives the whole range back to the system. Closing twice does
      * nothing.
+     *
+     * @throws IllegalStateException if a segment of this allocator is in use by a downcall now (its scope
+     *                               cannot close, as {@link Arena#close()} says): the memory stays mapped,
+     *                               the allocator refuses allocations and ignores frees from then on, and a
+     *                               later {@code close()} finishes the work
      */
     @Override
     public void close() {
         synchronized (closeLock) {
-            if (closed) {
+            if (closingReport != null) {
                 return;
             }
-            AllocationReport before = report();
-            closed = true;
-            if (idleTask != null) {
-                idleTask.cancel(false);
+            if (!closed) {
+                AllocationReport before = report();
+                closed = true;
+                if (idleTask != null) {
+                    idleTask.cancel(false);
+                }
+                if (before.liveAllocations() > 0) {
+                    LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
+                }
+                reportBeforeClose = before;
             }
+            AllocationReport before = reportBeforeClose;
             List<String> problems = new ArrayList<>(before.problems());
             if (before.liveAllocations() > 0) {
                 problems.add("closed with " + before.liveAllocations() + " live allocations (" + before.allocatedBytes()
@@ -999,12 +1029,16 @@ public final class PooledAllocator implements Allocator {
                 if (problems.size() > AllocationTracker.PROBLEMS_KEPT) {
                     problems.removeFirst(); // the report keeps the latest ones only, as the tracker does
                 }
-                LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
             }
-            // every segment must be inaccessible before the memory behind it goes away
-            arena.close();
+            // every segment must be inaccessible before the memory behind it goes away. A scope that a
+            // downcall holds cannot close (Arena.close throws): then nothing is unmapped under the native
+            // code, and the next close() starts again here, past the scopes closed already (a close that
+            // threw once and then returned at its closed flag kept the range and its budget for good)
+            if (arena.scope().isAlive()) {
+                arena.close();
+            }
             for (AllocationTracker.Tracked t : tracker.liveAllocations()) {
-                if (t.arena() != null) {
+                if (t.arena() != null && t.arena().scope().isAlive()) {
                     t.arena().close();
                 }
             }
