@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -292,6 +293,12 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         }
 
         @Override
+        public boolean removeIf(Predicate<? super V> filter) {
+            Objects.requireNonNull(filter, "filter");
+            return removeEntriesIf(entry -> filter.test(entry.getValue()));
+        }
+
+        @Override
         public void clear() {
             cache.invalidateAll();
         }
@@ -331,9 +338,32 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         }
 
         @Override
+        public boolean removeIf(Predicate<? super Map.Entry<K, V>> filter) {
+            Objects.requireNonNull(filter, "filter");
+            return removeEntriesIf(filter);
+        }
+
+        @Override
         public void clear() {
             cache.invalidateAll();
         }
+    }
+
+    /**
+     * {@code removeIf} of the values and the entries: removes an entry only while it still has the value the
+     * filter was shown ({@code remove(key, value)}), as {@link java.util.concurrent.ConcurrentHashMap}'s views
+     * do. The iterator's {@code remove()} that {@code Collection}'s default uses would also remove a value put
+     * since, which the filter never saw.
+     */
+    private boolean removeEntriesIf(Predicate<? super Map.Entry<K, V>> filter) {
+        boolean removed = false;
+        for (Iterator<Map.Entry<K, V>> entries = new EntryIterator(); entries.hasNext(); ) {
+            Map.Entry<K, V> entry = entries.next();
+            if (filter.test(entry) && cache.remove(entry.getKey(), entry.getValue())) {
+                removed = true;
+            }
+        }
+        return removed;
     }
 
     /** The cache's entry iterator, with entries whose {@code setValue} writes through. */

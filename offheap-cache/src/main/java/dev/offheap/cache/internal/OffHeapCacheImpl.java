@@ -156,15 +156,22 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         final Thread loader;
         final CompletableFuture<V> result;
         /**
+         * Whether the loaded value may be handed to callers that waited for it. Not for a load of
+         * {@link #readOrLoad}: its loader's value may be a buffer that the loading thread reuses for its next
+         * key, so the callers that waited for it read the stored bytes instead (or load the key themselves).
+         */
+        final boolean shared;
+        /**
          * Set, under the key's segment lock, by a write or removal of the key while this load runs: the
          * loaded value is then given to the load's callers but not stored, so that a load that read its
          * source before the change neither overwrites a newer put nor undoes an invalidate.
          */
         volatile boolean superseded;
 
-        Load(Thread loader, CompletableFuture<V> result) {
+        Load(Thread loader, CompletableFuture<V> result, boolean shared) {
             this.loader = loader;
             this.result = result;
+            this.shared = shared;
         }
     }
 
@@ -677,15 +684,18 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new IllegalStateException("cache '" + name + "' was built without a loader: use get(key, loader)"
                     + " or CacheBuilder.loader");
         }
-        return get(key, k -> {
-            try {
-                return loader.load(k);
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
+        return get(key, this::loadWithLoader);
+    }
+
+    /** The builder's {@link CacheLoader#load}, a checked exception wrapped as {@link #loadOnce} unwraps it. */
+    private V loadWithLoader(K key) {
+        try {
+            return loader.load(key);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CompletionException(e);
+        }
     }
 
     @Override
@@ -698,7 +708,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (present != null) {
             return value(present);
         }
-        return loadOnce(key, k, hash, mappingFunction).value();
+        return loadOnce(key, k, hash, mappingFunction, false).value();
     }
 
     /**
@@ -721,21 +731,28 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
-    /** Runs the loader for an absent key, at most once per key at a time; other callers wait for its result. */
-    private Loaded<V> loadOnce(K key, byte[] k, long hash, Function<? super K, ? extends V> mappingFunction) {
+    /**
+     * Runs the loader for an absent key, at most once per key at a time; other callers wait for its result.
+     *
+     * @param readsInPlace whether the caller is {@link #readOrLoad}, which uses only a value of its own: its
+     *                     load's value is not handed to waiting callers, and another thread's value is fine for it
+     */
+    private Loaded<V> loadOnce(K key, byte[] k, long hash, Function<? super K, ? extends V> mappingFunction,
+                               boolean readsInPlace) {
         // a load ends in a write, and waiting for another thread's load inside a reader could wait for that
         // thread's write, which waits for the reader's lock: refused there, as writes are
         checkNotInsideReader();
         KeyBytes id = new KeyBytes(k);
-        Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>());
+        Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>(), !readsInPlace);
         Load<V> running;
         while ((running = loads.putIfAbsent(id, mine)) != null) {
             V value = awaitLoad(key, running);
-            if (value != null) {
+            if (value != null && (running.shared || readsInPlace)) {
                 return new Loaded<>(value, false);
             }
-            // that load was a getAll whose loadAll left this key out: load it here (and do not find that
-            // finished load again, going round until its getAll unregisters it)
+            // that load was a getAll whose loadAll left this key out, or a readOrLoad whose value (its thread's
+            // buffer, perhaps, reused for its next key) is not for this caller: read the stored value or load
+            // it here (and do not find that finished load again, going round until its thread unregisters it)
             loads.remove(id, running);
         }
         // others may wait for this load from now on: a lock this thread then waits for is a wait they are in
@@ -798,7 +815,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return cast(result);
             }
             counted = true;
-            Loaded<V> loaded = loadOnce(key, k, hash, mappingFunction);
+            Loaded<V> loaded = loadOnce(key, k, hash, mappingFunction, true);
             result = readInPlace(k, hash, reader, false, true);
             if (result != ABSENT) {
                 return cast(result);
@@ -995,7 +1012,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     sameBytesAs.put(key, first);
                     continue;
                 }
-                Load<V> load = new Load<>(Thread.currentThread(), new CompletableFuture<>());
+                Load<V> load = new Load<>(Thread.currentThread(), new CompletableFuture<>(), true);
                 Load<V> running = loads.putIfAbsent(id, load);
                 if (running == null) {
                     ids.put(key, id);
@@ -1012,6 +1029,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 holds.endLoad();
             }
             for (Map.Entry<K, Load<V>> other : others.entrySet()) {
+                if (!other.getValue().shared) {
+                    // a readOrLoad's: its value is not handed out (see Load.shared); a get waits for it and then
+                    // reads the stored value, or loads the key if it is gone
+                    byte[] k = keyBytes(other.getKey());
+                    result.put(other.getKey(), loadOnce(other.getKey(), k, Hashing.hash(k), this::loadWithLoader, false)
+                            .value());
+                    continue;
+                }
                 V value = awaitLoad(other.getKey(), other.getValue());
                 if (value != null) {
                     result.put(other.getKey(), value);
@@ -1731,11 +1756,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         private byte[] last;
 
         boolean hasNext() {
+            // not only when a segment's snapshot is taken: keys() handed out the rest of a snapshot after close
+            checkOpen();
             while (!current.hasNext()) {
                 if (shardIndex == shards.length) {
                     return false;
                 }
-                checkOpen();
                 try {
                     List<byte[]> keys = shards[shardIndex++].keySnapshot(readClock());
                     current = keys.iterator();
