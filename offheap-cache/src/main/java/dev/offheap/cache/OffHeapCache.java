@@ -99,7 +99,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               Another cache may be used; of two threads whose readers (or computes) each write
      *               the other's cache, one gets an {@link IllegalStateException} naming the deadlock, as
      *               does one of a reader that waits for another thread's load whose loader writes this
-     *               cache and that loader (its load then fails with a {@link CacheLoadException}).
+     *               cache and that loader (whose waiting callers then get its failure, wrapped in a
+     *               {@link CacheLoadException} when it came out of the loader function).
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */

@@ -170,7 +170,7 @@ final class LockHolds {
             return result.get();
         }
         Thread self = Thread.currentThread();
-        Wait wait = holds.newWait(NO_SHARD, false, loader, cacheName);
+        Wait wait = holds.newWait(NO_SHARD, false, loader, result, cacheName);
         WAITS.put(self, wait);
         List<Wait> cycleBefore = null;
         try {
@@ -186,9 +186,10 @@ final class LockHolds {
         }
     }
 
-    private Wait newWait(long awaited, boolean write, Thread awaitedLoader, String cacheName) {
+    private Wait newWait(long awaited, boolean write, Thread awaitedLoader, CompletableFuture<?> awaitedLoad,
+                         String cacheName) {
         return new Wait(Thread.currentThread(), Arrays.copyOf(shards, depth), Arrays.copyOf(writes, depth), loads != 0,
-                awaited, write, awaitedLoader, cacheName);
+                awaited, write, awaitedLoader, awaitedLoad, cacheName);
     }
 
     /**
@@ -207,7 +208,7 @@ final class LockHolds {
 
     private long await(Shard shard, boolean write) {
         Thread self = Thread.currentThread();
-        Wait wait = newWait(shard.id, write, null, shard.cacheName);
+        Wait wait = newWait(shard.id, write, null, null, shard.cacheName);
         WAITS.put(self, wait);
         boolean interrupted = false;
         List<Wait> cycleBefore = null;
@@ -278,8 +279,11 @@ final class LockHolds {
         Wait last = path.getLast();
         List<Wait> blockers;
         if (last.awaitedLoader != null) {
-            // a load ends when its thread does not wait: only a published wait of that thread can block it
-            Wait loaderWait = WAITS.get(last.awaitedLoader);
+            // a load ends when its thread does not wait: only a published wait of that thread can block it.
+            // A load that has ended blocks nothing, though its waiter, not yet run since, still publishes the
+            // wait: its loader's wait now is one of a later load (or lock), and following it found a cycle
+            // that was none (the loader, waiting for the lock that waiter releases once it runs, gave up)
+            Wait loaderWait = last.awaitedLoad.isDone() ? null : WAITS.get(last.awaitedLoader);
             blockers = loaderWait == null || !loaderWait.loading ? List.of() : List.of(loaderWait);
         } else {
             blockers = holders.getOrDefault(last.awaited, List.of());
@@ -357,10 +361,11 @@ final class LockHolds {
      * @param loading       whether the thread runs a load others may wait for
      * @param awaited       the shard waited for, {@link #NO_SHARD} for a load
      * @param awaitedLoader the thread whose load is waited for, null for a shard
+     * @param awaitedLoad   the outcome of the load waited for, null for a shard
      * @param cacheName     the name of the cache waited for
      */
     private record Wait(Thread thread, long[] held, boolean[] heldWrites, boolean loading, long awaited,
-                        boolean write, Thread awaitedLoader, String cacheName) {
+                        boolean write, Thread awaitedLoader, CompletableFuture<?> awaitedLoad, String cacheName) {
         /** Whether this thread holds what {@code waiter} waits for in a mode that keeps it out. */
         boolean blocks(Wait waiter) {
             for (int i = 0; i < held.length; i++) {

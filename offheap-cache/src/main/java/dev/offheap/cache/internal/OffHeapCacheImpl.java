@@ -772,7 +772,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             } catch (Error e) {
                 stats.loadFailure(System.nanoTime() - start);
                 throw e;
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
+                // checked exceptions too: a loader may throw them undeclared (Kotlin, Lombok's @SneakyThrows),
+                // and one that passed here as it was failed neither this call as documented nor the waiters
                 stats.loadFailure(System.nanoTime() - start);
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 CacheLoadException failure = new CacheLoadException("loading the value of key " + key
@@ -791,7 +793,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             write(key, loaded, 0, mine);
             mine.result.complete(loaded);
             return new Loaded<>(loaded, true);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
+            // anything, a checked exception a serializer throws undeclared too: a load left unfinished here is
+            // unregistered below, and the threads waiting for it would wait forever
             mine.result.completeExceptionally(e);
             throw e;
         } finally {
@@ -1049,9 +1053,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 }
             }
             return result;
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             // the loads this call registered and did not finish: their waiters get what stopped it (a
-            // failed loadAll, the cache closed meanwhile)
+            // failed loadAll, the cache closed meanwhile, a checked exception a serializer threw undeclared:
+            // anything, or they would wait forever)
             for (Load<V> load : mine.values()) {
                 load.result.completeExceptionally(e);
             }
