@@ -427,7 +427,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         int size;
         try {
             size = serializer.serializedSize(value);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // checked ones too: a serializer may throw them undeclared (Kotlin, @SneakyThrows)
             throw new SerializationException("the " + what + " serializer " + serializer
                     + " threw in serializedSize: " + e, e);
         }
@@ -445,7 +445,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (IndexOutOfBoundsException e) {
             throw new SerializationException("the " + what + " serializer " + serializer
                     + " wrote more than the " + target.byteSize() + " bytes it declared", e);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // checked ones too, as in declaredSize: else they passed the callers' clean-up
             throw new SerializationException("the " + what + " serializer " + serializer + " threw in write: " + e, e);
         }
     }
@@ -470,7 +470,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         T result;
         try {
             result = serializer.read(MemorySegment.ofArray(bytes).asReadOnly());
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // checked ones too, as in declaredSize
             throw new SerializationException("the " + what + " serializer " + serializer + " threw in read of "
                     + bytes.length + " bytes: " + e, e);
         }
