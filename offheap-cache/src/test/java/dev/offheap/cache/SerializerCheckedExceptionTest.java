@@ -77,4 +77,30 @@ class SerializerCheckedExceptionTest {
             assertThat(cache.getIfPresent(3L)).isEqualTo(30L);
         }
     }
+
+    /**
+     * A removal listener's checked exception, thrown undeclared, is logged like a runtime one ({@link
+     * RemovalListener}: "logged and otherwise ignored"): the removal it was told of happened, and the other
+     * removals of the same call are still told. Before, it came out of invalidateAll and the removals after
+     * it were never told.
+     */
+    @org.junit.jupiter.api.Test
+    void aCheckedExceptionOfARemovalListenerIsLoggedAndTheOtherRemovalsAreStillTold() {
+        java.util.List<Long> told = new java.util.ArrayList<>();
+        RemovalListener<Long, Long> listener = (key, value, cause) -> {
+            told.add(key);
+            if (key == 1) {
+                throw sneaky(new IOException("listener failed for 1"));
+            }
+        };
+        try (OffHeapCache<Long, Long> cache = OffHeapCache.builder(Serializer.longs(), Serializer.longs())
+                .capacity(1 << 20).concurrencyLevel(1).removalListener(listener).build()) {
+            for (long key = 0; key < 5; key++) {
+                cache.put(key, key * 10);
+            }
+            cache.invalidateAll();
+            assertThat(told).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L);
+            assertThat(cache.size()).isZero();
+        }
+    }
 }

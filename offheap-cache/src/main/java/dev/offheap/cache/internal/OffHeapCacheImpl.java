@@ -491,7 +491,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         for (Object[] removal : removals.removed()) {
             try {
                 listener.onRemoval(key((byte[]) removal[0]), value((byte[]) removal[1]), (RemovalCause) removal[2]);
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // checked ones thrown undeclared too: logged, and the other removals still told
                 LOG.log(System.Logger.Level.WARNING, "removal listener of cache '" + name + "' threw", e);
             } catch (Error e) {
                 if (error == null) {
