@@ -203,7 +203,9 @@ public final class Segments {
 
     /**
      * Sets {@code length} bytes from {@code offset} to {@code value}. Native regions of 1 KiB and more
-     * are written with vector stores, from 1 MiB on by {@code memset}; the rest with
+     * are written with vector stores, from 1 MiB on by {@code memset} (except mapped segments, so
+     * that a fault on a mapping past the end of its file is the JDK's {@link InternalError}, not a
+     * crash); the rest with
      * {@link MemorySegment#fill(byte)}, which stores a few bytes at a time beyond its smallest sizes.
      *
      * @param s      the segment

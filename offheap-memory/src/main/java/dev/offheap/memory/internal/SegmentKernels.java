@@ -93,6 +93,12 @@ public final class SegmentKernels extends SegmentKernel {
         if (length == 0) {
             return;
         }
+        // Read a byte of each region first, so that a closed segment (or a confined one of another
+        // thread) throws the JDK's exception: the overlap test compares addresses, and a closed
+        // segment's address may since have been handed out again (a released MemoryManager page and
+        // the page leased after it are views of the same memory), which read as an overlap.
+        a.get(ValueLayout.JAVA_BYTE, aOffset);
+        b.get(ValueLayout.JAVA_BYTE, bOffset);
         checkDisjoint(a, aOffset, b, bOffset, length);
         if (a.isReadOnly() || b.isReadOnly()) {
             // before any write: the loop below wrote a first and then failed on a read-only b, and a's bytes were lost
@@ -214,6 +220,9 @@ public final class SegmentKernels extends SegmentKernel {
 
     @Override
     public void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long length) {
+        // the JDK's message for a negative length gives neither the offset nor the size
+        checkRange(src, srcOffset, length);
+        checkRange(dst, dstOffset, length);
         MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
     }
 
@@ -225,13 +234,16 @@ public final class SegmentKernels extends SegmentKernel {
      * 1,348 ns at 64 KiB, against 68 and 627 ns with the loop (pooled allocate + touch + free,
      * alternating one-fork runs); below 1 KiB the loop's fixed cost made it slower (31-33 against
      * 24-25 ns at 128 and 256 B). The loop stores through the segment, so scope and bounds are checked.
+     * Mapped segments never go to {@code memset}: a store to a mapping past the end of its file (the
+     * file was truncated, or a sparse file's disk is full) faults, which the JDK's accessors turn
+     * into an {@link InternalError} but which kills the JVM with SIGBUS inside a downcall.
      */
     @Override
     public void fill(MemorySegment s, long offset, long length, byte value) {
         checkRange(s, offset, length);
         MemorySegment region = s.asSlice(offset, length);
         if (length >= VECTOR_FILL_FROM && region.isNative() && !region.isReadOnly()) {
-            if (length >= NativeFill.THRESHOLD) {
+            if (length >= NativeFill.THRESHOLD && !region.isMapped()) {
                 NativeFill.fill(region, value);
             } else {
                 fillByLongs(region, value);
