@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.ByteBuffer;
@@ -14,6 +15,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fixed shape of seed 003's experiment, shared by the round and the heap-cost benchmarks:
@@ -190,5 +194,50 @@ final class BufferExperiment {
         System.gc();
         System.gc();
         return MEMORY.getHeapMemoryUsage().getUsed();
+    }
+
+    /** The JDK's pools of direct and mapped ByteBuffers ("direct", "mapped", "mapped - 'non-volatile memory'"). */
+    private static final List<BufferPoolMXBean> BYTE_BUFFER_POOLS = ManagementFactory
+            .getPlatformMXBeans(BufferPoolMXBean.class).stream()
+            .filter(p -> p.getName().equals("direct") || p.getName().startsWith("mapped"))
+            .toList();
+
+    /** How long {@link #awaitByteBuffersFreed} waits for the JDK's cleaner thread. */
+    private static final long FREE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /**
+     * @return the direct and mapped ByteBuffers not freed yet: alive, or unreachable with their
+     *     cleanup (free or unmap) not yet run by the JDK's cleaner thread
+     */
+    static long byteBuffersNotFreed() {
+        long count = 0;
+        for (BufferPoolMXBean pool : BYTE_BUFFER_POOLS) {
+            count += pool.getCount();
+        }
+        return count;
+    }
+
+    /**
+     * Waits until the direct and mapped ByteBuffers that were dropped since
+     * {@link #byteBuffersNotFreed()} returned {@code count} are freed, collecting meanwhile. A
+     * collection only finds dropped buffers; their cleanups run afterwards on the JDK's cleaner
+     * thread, and until they have run each buffer's cleanup objects (its cleaner entry and
+     * deallocator, about as large as the buffer object) are still on the heap. A heap reading taken
+     * before that counts them: the next measurement's "before" would then include the previous
+     * invocation's leftovers, which are gone by its "after".
+     *
+     * @param count a value of {@link #byteBuffersNotFreed()} from before the buffers were made
+     * @throws IllegalStateException if they are not freed within a minute
+     */
+    static void awaitByteBuffersFreed(long count) {
+        long deadline = System.nanoTime() + FREE_TIMEOUT_NANOS;
+        while (byteBuffersNotFreed() > count) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException((byteBuffersNotFreed() - count)
+                        + " dropped ByteBuffers still not freed by the JDK's cleaner thread after a minute");
+            }
+            System.gc();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 }

@@ -40,7 +40,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * {@code System.gc()} calls, creates all blocks (kept strongly reachable), reads it again the
  * same way, and reports the difference through {@link HeapCost} (JMH secondary metrics, one
  * invocation per iteration in {@link Mode#SingleShotTime}; the score is the mean of the
- * measurements); then it releases or drops the blocks. The primary
+ * measurements); then it releases or drops the blocks. Dropped direct and mapped ByteBuffers are
+ * waited for until the JDK's cleaner thread has freed them, so that their cleanup objects are not
+ * in the next invocation's first reading (they were: every measurement after the first counted
+ * about half of those buffers' heap cost). The primary
  * score, time, includes the collections and means nothing here. Only Java heap is counted: the
  * blocks' native memory, the JDK's malloc headers and page tables are not.
  *
@@ -131,6 +134,14 @@ public class BufferHeapCostBenchmark {
 
     @Benchmark
     public void directByteBuffers(HeapCost cost, Blackhole bh) {
+        long buffers = BufferExperiment.byteBuffersNotFreed();
+        measureDirectBuffers(cost, bh);
+        // dropped, as in the round benchmark; freed here, so that the next invocation's first reading
+        // does not count their cleanup objects (see BufferExperiment.awaitByteBuffersFreed)
+        BufferExperiment.awaitByteBuffersFreed(buffers);
+    }
+
+    private void measureDirectBuffers(HeapCost cost, Blackhole bh) {
         long before = BufferExperiment.usedHeapAfterGc();
         ByteBuffer[] blocks = BufferExperiment.directBuffers(blockSize);
         cost.record(BufferExperiment.usedHeapAfterGc() - before);
@@ -234,7 +245,14 @@ public class BufferHeapCostBenchmark {
     }
 
     private void measureMappedBuffers(Path file, HeapCost cost, Blackhole bh) throws IOException {
-        // Mappings dropped by the previous invocation are unmapped by this first collection.
+        long buffers = BufferExperiment.byteBuffersNotFreed();
+        measureMappedBuffersOnce(file, cost, bh);
+        // dropped to the GC, which is what unmaps them; unmapped here, so that the next invocation's
+        // first reading does not count their cleanup objects (see BufferExperiment.awaitByteBuffersFreed)
+        BufferExperiment.awaitByteBuffersFreed(buffers);
+    }
+
+    private void measureMappedBuffersOnce(Path file, HeapCost cost, Blackhole bh) throws IOException {
         long before = BufferExperiment.usedHeapAfterGc();
         try (FileChannel channel = BufferExperiment.openReadWrite(file)) {
             ByteBuffer[] blocks = BufferExperiment.mappedBuffers(channel, blockSize);

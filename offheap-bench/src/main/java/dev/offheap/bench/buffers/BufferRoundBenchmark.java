@@ -36,16 +36,22 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Mode: {@link Mode#SingleShotTime}, one round per iteration, 24 measured rounds as in the seed
  * (their distribution is in the JSON, so the seed's 95th percentile can be read off), after 10
- * warm-up rounds. A round is long (tens to hundreds of milliseconds), so timer overhead is
- * irrelevant and the GC work that dropped ByteBuffers cause lands in the rounds that pay for it.
+ * warm-up rounds, when run with the class's own settings; {@code offheap bench} sets the rounds
+ * from its mode ({@code --full}: 3 warm-up and 5 measured, quick: 1 and 2). A round is long (tens to
+ * hundreds of milliseconds), so timer overhead is irrelevant and the GC work that dropped
+ * ByteBuffers cause lands in the rounds that pay for it.
  * The forks run with a fixed 1 GiB heap ({@code -Xms1g -Xmx1g}), so direct-memory and GC
- * behaviour do not depend on the machine's RAM; the seed ran with 256 MB.
+ * behaviour do not depend on the machine's RAM, and with the seed's direct-memory limit of 256 MiB
+ * ({@code -XX:MaxDirectMemorySize=256m}; the seed ran with a 256 MB heap, whose default limit that
+ * is): two rounds of direct buffers fit, the third reclaims, so every mode's rounds include reclaims.
+ * (With the default limit, the 1 GiB heap, ten rounds fitted: the 8 rounds of a full run allocated
+ * 768 MiB of direct buffers and none was ever reclaimed, not even by a young collection.)
  *
  * <p>The variants:
  * <ul>
  * <li>{@code heapByteBuffers}: {@code ByteBuffer.allocate} per block (baseline).
  * <li>{@code directByteBuffers}: {@code ByteBuffer.allocateDirect} per block; dropped, so their
- *     native memory comes back only when the GC runs their cleaners (when the 1 GiB direct-memory
+ *     native memory comes back only when the GC runs their cleaners (when the 256 MiB direct-memory
  *     limit is hit, {@code allocateDirect} itself calls {@code System.gc()} and waits).
  * <li>{@code nativeSegmentsOneArenaPerRound}: one {@code Arena.ofConfined()} per round, one
  *     {@code allocate} per block (malloc and zeroing per block), all freed by one {@code close()}.
@@ -85,8 +91,11 @@ import org.openjdk.jmh.infra.Blackhole;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 10)
 @Measurement(iterations = 24)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", BufferRoundBenchmark.DIRECT_MEMORY_LIMIT})
 public class BufferRoundBenchmark {
+
+    /** The seed's direct-memory limit: the third round of direct buffers has to reclaim the first's. */
+    static final String DIRECT_MEMORY_LIMIT = "-XX:MaxDirectMemorySize=256m";
 
     @Param({"4096", "4194304"})
     public int blockSize;
