@@ -86,7 +86,7 @@ import java.util.function.Consumer;
  * All methods are thread-safe. Each platform thread keeps up to 4 MiB of free pages in a private
  * cache (at least 2 pages, at most 256), so threads that allocate and release at the same time
  * neither contend on one counter nor pass pages to each other; the caches are drained back whenever a
- * request would otherwise fail.
+ * request would otherwise fail, and those of ended threads every 64 new caches.
  * Allocate and release take no shared lock: only the calling thread's own cache lock, which another
  * thread touches only while draining. Two threads sharing one manager reach about 1.9x one
  * thread's throughput (docs/memory.md).
@@ -135,6 +135,8 @@ public final class MemoryManager implements AutoCloseable {
     private static final int RELEASE_BATCH = 256;
     /** Slots of the table that finds a thread's cache by thread id; a power of two. */
     private static final int MAGAZINE_TABLE_SIZE = 64;
+    /** New caches between two sweeps that forget the caches of ended threads. */
+    private static final int FORGET_ENDED_EVERY_NEW_MAGAZINES = 64;
     private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
     /** Pages a manager can hold: the slot table (one entry per page, plus padding) must fit a Java array. */
@@ -194,6 +196,8 @@ public final class MemoryManager implements AutoCloseable {
     /** Pages each thread's cache holds at most: {@link #MAGAZINE_BYTES}, within its bounds and a quarter of all pages. */
     private final int magazineCapacity;
     private final Set<Magazine> allMagazines = ConcurrentHashMap.newKeySet();
+    /** Caches made so far; every {@link #FORGET_ENDED_EVERY_NEW_MAGAZINES} of them, those of ended threads go. */
+    private final AtomicLong magazinesCreated = new AtomicLong();
     private final ThreadLocal<int[]> spillDepth = ThreadLocal.withInitial(() -> new int[1]);
 
     // ---- statistics
@@ -740,6 +744,8 @@ public final class MemoryManager implements AutoCloseable {
         owners.clear();
         // The table references threads; a closed manager must not keep them (and retained chunks) alive.
         Arrays.fill(magazineTable, null);
+        // nor the caches of live threads, which the drain above kept: each holds its thread
+        allMagazines.clear();
         // the report comes last, so that a reporter that throws (a test's, failing on leaks) leaves a manager
         // closed all the way: its budget returned to the parent and its MBean gone
         try {
@@ -1068,6 +1074,9 @@ public final class MemoryManager implements AutoCloseable {
             Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
             RETAINED_MEMORY_CLEANER.register(lease.thread, chunk::releaseRetained);
+            // the slot lets go of the lease, which holds the thread (and its confined scope, the thread too):
+            // kept, it made the thread reachable for as long as the closed manager was, and the chunk stayed
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return false;
         } catch (IllegalStateException inUse) {
             // a shared page held by a running native call (its scope is acquired): it cannot be closed now,
@@ -1271,6 +1280,11 @@ public final class MemoryManager implements AutoCloseable {
             magazine = new Magazine(thread, magazineCapacity);
             magazines.set(magazine);
             allMagazines.add(magazine);
+            // caches of ended threads were forgotten only when the budget ran short, and one that ended empty
+            // holds no budget: a thread per task kept every ended thread (and its cache) on the heap for good
+            if (magazinesCreated.incrementAndGet() % FORGET_ENDED_EVERY_NEW_MAGAZINES == 0) {
+                forgetMagazinesOfEndedThreads();
+            }
         }
         int index = (int) thread.threadId() & (MAGAZINE_TABLE_SIZE - 1);
         Magazine holder = magazineTable[index];
@@ -1278,6 +1292,21 @@ public final class MemoryManager implements AutoCloseable {
             MAGAZINE_TABLE.compareAndSet(magazineTable, index, holder, magazine);
         }
         return magazine;
+    }
+
+    /** Returns the cached pages of ended threads to the pool, and forgets their caches. */
+    private void forgetMagazinesOfEndedThreads() {
+        for (Magazine magazine : allMagazines) {
+            // Thread termination happens-before isAlive() returning false: the cache's last writes are visible.
+            if (!magazine.thread.isAlive()) {
+                // drained before it is forgotten, as drainMagazines does: cachedPages() counts its pages till then
+                int drained = magazine.drainTo(freeSlots);
+                if (drained > 0) {
+                    budget.release((long) drained << pageShift);
+                }
+                allMagazines.remove(magazine);
+            }
+        }
     }
 
     /** Returns every thread's cached pages to the pool; forgets caches of ended threads. */

@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       empty or full does a batch move to or from the class's central pool under its lock: no atomic
  *       instruction on the fast path. Caches are found by thread id in a small table. The caches of
  *       threads that ended (platform or virtual) are swept back into the central pools every 64 new
- *       caches, on {@link #trim()} and when idle, so many short-lived threads do not leak memory.</li>
+ *       caches, on {@link #trim()}, when idle, and before a budget or the address range refuses, so many
+ *       short-lived threads do not leak memory.</li>
  *   <li><b>Giving memory back.</b> A span whose blocks are all free returns to the range; free units
  *       are given back to the system ({@code madvise(MADV_DONTNEED)}) by {@link #trim()}, when the
  *       allocator has been idle for {@linkplain Builder#idleRelease(Duration) a while}, and when a budget
@@ -279,6 +280,9 @@ public final class PooledAllocator implements Allocator {
         } catch (BudgetExceededException e) {
             trimBeforeRetry(e);
             return smallBlockOnce(tc, c, byteSize, true);
+        } catch (OutOfMemoryError e) {
+            trimAfterRangeRefused();
+            return smallBlockOnce(tc, c, byteSize, true);
         }
     }
 
@@ -295,6 +299,17 @@ public final class PooledAllocator implements Allocator {
         trim();
     }
 
+    /**
+     * After the address range (or the system) refused a span: gives back what this allocator holds free, so
+     * that the caller can try once more. The blocks that ended threads cached fill the range until a sweep
+     * takes them back, and sweeps came only every 64 new caches: a thread per request (virtual threads) that
+     * took a batch of blocks and ended left its batch behind, so a small range was refused while all of it
+     * was free in the caches of threads that no longer ran.
+     */
+    private void trimAfterRangeRefused() {
+        trim();
+    }
+
     private MemorySegment allocateSlow(long byteSize, long byteAlignment, boolean zero) {
         Checks.sizeAndAlignment(byteSize, byteAlignment);
         if (closed) {
@@ -304,6 +319,9 @@ public final class PooledAllocator implements Allocator {
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         } catch (BudgetExceededException e) {
             trimBeforeRetry(e);
+            return allocateSlowOnce(byteSize, byteAlignment, zero);
+        } catch (OutOfMemoryError e) {
+            trimAfterRangeRefused();
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         }
     }
