@@ -28,11 +28,13 @@ public record Suites(List<Suite> all) {
                 new Suite("buffers", "dev.offheap.bench.buffers",
                         "96 MiB written as ints into 4 KiB and 4 MiB blocks: heap and direct ByteBuffers, "
                                 + "native segments, pages, mapped files on disk and in /dev/shm",
-                        Map.of("blockSize", List.of("4194304"))),
+                        Map.of("blockSize", List.of("4194304")), Map.of("blockSize", List.of("4194304")), null,
+                        bufferGoals(), null),
                 new Suite("manager", "dev.offheap.bench.manager",
                         "MemoryManager allocate+release of 1 and 64 pages at 1 and 2 threads, against Flink's "
                                 + "off-heap pages and an Arena per page; Budget against Arrow's Accountant",
-                        Map.of("pageCount", List.of("1"))),
+                        Map.of("pageCount", List.of("1")), Map.of("pageCount", List.of("1")), null,
+                        managerGoals(), null),
                 new Suite("cache", "dev.offheap.bench.cache",
                         "OffHeapCache gets, bulk gets (also through JCache), puts and a 90/10 mix at 100 B and 100 KB values, 1 and 2 threads, "
                                 + "against Caffeine and OHC; bandwidth against MemorySegment.copy; bytes per entry "
@@ -59,6 +61,31 @@ public record Suites(List<Suite> all) {
                         null,
                         allocGoals(),
                         null)));
+    }
+
+    /** The goals of the page manager's allocation, as the issue states them (checked per page count). */
+    static List<Goal> managerGoals() {
+        String one = "PageAllocationBenchmark";
+        Goal.Variant manager = Goal.Variant.of(one, "managerConfined");
+        return List.of(
+                Goal.faster("MemoryManager allocate+release at least 5x faster than Flink's off-heap page "
+                        + "allocation (MemorySegmentFactory.allocateOffHeapUnsafeMemory + free)", 5, manager,
+                        Goal.Variant.of(one, "flinkUnsafe")),
+                Goal.faster("MemoryManager allocate+release at least 100x faster than an Arena.ofShared() per page",
+                        100, manager, Goal.Variant.of(one, "arenaShared")),
+                Goal.faster("MemoryManager at 2 threads: at least 1.6x the 1-thread throughput", 1.6,
+                        Goal.Variant.of("PageAllocationTwoThreadsBenchmark", "managerConfined"), manager));
+    }
+
+    /** The goal of the buffers experiment: the heap the manager and its pages cost (checked per block size). */
+    static List<Goal> bufferGoals() {
+        String heap = "BufferHeapCostBenchmark";
+        return List.of(
+                Goal.valueAtMost("Heap cost of the manager and its pages at most 1% of the managed memory with 4 KiB "
+                        + "pages (heapPercentOfData; the 4 MiB row for comparison)", 1.0,
+                        Goal.Variant.of(heap, "managerPagesOnDemand").metric("heapPercentOfData")),
+                Goal.value("Heap cost of 4 KiB direct ByteBuffers, % of the data (reported)",
+                        Goal.Variant.of(heap, "directByteBuffers").metric("heapPercentOfData")));
     }
 
     /** The goals of the allocation shootout, as the issue states them. */

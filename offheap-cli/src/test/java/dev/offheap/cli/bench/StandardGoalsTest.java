@@ -32,7 +32,9 @@ class StandardGoalsTest {
         }
         assertThat(checked).contains("UninitializedAllocationBenchmark.pooled",
                 "UninitializedAllocationTwoThreadsBenchmark.pooled",
-                "FragmentationBenchmark.pooled[trimmedFootprintRatio]");
+                "FragmentationBenchmark.pooled[trimmedFootprintRatio]",
+                "PageAllocationBenchmark.flinkUnsafe", "PageAllocationTwoThreadsBenchmark.managerConfined",
+                "BufferHeapCostBenchmark.managerPagesOnDemand[heapPercentOfData]");
     }
 
     @Test
