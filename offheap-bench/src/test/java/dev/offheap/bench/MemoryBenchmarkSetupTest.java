@@ -30,10 +30,10 @@ class MemoryBenchmarkSetupTest {
      * {@code Cleaner} entry and a deallocator per buffer) were counted in "before" and gone by
      * "after", so every invocation after the first reported about half the buffers' heap cost
      * (about 68 instead of about 140 bytes per 4 KiB buffer; the committed {@code buffers.md} has the
-     * halved 1.7%). Every invocation must measure the same cost.
+     * halved 1.7%). Every invocation must count the whole cost.
      */
     @Test
-    void directByteBufferHeapCostIsTheSameInEveryInvocation() throws Exception {
+    void directByteBufferHeapCostIsCountedWholeInEveryInvocation() throws Exception {
         BufferHeapCostBenchmark benchmark = new BufferHeapCostBenchmark();
         benchmark.blockSize = 4096;
         Blackhole bh = new Blackhole(BLACKHOLE_PASSWORD);
@@ -45,13 +45,10 @@ class MemoryBenchmarkSetupTest {
                 heapBytes[i] = cost.heapBytes;
             }
         });
-        int blocks = (int) ((96L << 20) / benchmark.blockSize);
-        // a DirectByteBuffer alone is 64 bytes; its cleanup (the cleaner's entry, the deallocator) as much again
-        assertThat(heapBytes[0] / blocks).as("heap bytes per buffer, first invocation").isGreaterThan(100);
-        for (int i = 1; i < heapBytes.length; i++) {
-            assertThat(heapBytes[i]).as("heap bytes of invocation %d against the first's %s", i + 1, heapBytes[0])
-                    .isBetween(0.9 * heapBytes[0], 1.1 * heapBytes[0]);
-        }
+        // a DirectByteBuffer alone is 64 bytes; its cleanup (the cleaner's entry, the deallocator) as much again:
+        // about 140 bytes a buffer, and the halved count gave 68. Not compared with the first invocation's: in a
+        // JVM that other tests used first, that one's readings also see their leftovers come and go
+        assertEveryInvocationCountsAtLeast(heapBytes, benchmark.blockSize, 100);
     }
 
     /**
@@ -59,7 +56,7 @@ class MemoryBenchmarkSetupTest {
      * had not run when the next invocation took its first reading.
      */
     @Test
-    void mappedByteBufferHeapCostIsTheSameInEveryInvocation() throws Exception {
+    void mappedByteBufferHeapCostIsCountedWholeInEveryInvocation() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/dev/shm")), "a /dev/shm directory");
         BufferHeapCostBenchmark benchmark = new BufferHeapCostBenchmark();
         benchmark.blockSize = 4096;
@@ -78,9 +75,17 @@ class MemoryBenchmarkSetupTest {
         } finally {
             file.delete();
         }
-        for (int i = 1; i < heapBytes.length; i++) {
-            assertThat(heapBytes[i]).as("heap bytes of invocation %d against the first's %s", i + 1, heapBytes[0])
-                    .isBetween(0.9 * heapBytes[0], 1.1 * heapBytes[0]);
+        // about 196 bytes a buffer in a JMH fork (156 seen in a first invocation after other tests); the halved
+        // count gave 66
+        assertEveryInvocationCountsAtLeast(heapBytes, benchmark.blockSize, 120);
+    }
+
+    /** Each invocation's heap bytes per 4 KiB block of the 96 MiB are above {@code bytesPerBlock}. */
+    private static void assertEveryInvocationCountsAtLeast(double[] heapBytes, int blockSize, double bytesPerBlock) {
+        int blocks = (int) ((96L << 20) / blockSize);
+        for (int i = 0; i < heapBytes.length; i++) {
+            assertThat(heapBytes[i] / blocks).as("heap bytes per buffer of invocation %d (all: %s)", i + 1,
+                    java.util.Arrays.toString(heapBytes)).isGreaterThan(bytesPerBlock);
         }
     }
 
