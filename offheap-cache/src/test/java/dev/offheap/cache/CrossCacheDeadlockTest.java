@@ -99,29 +99,17 @@ class CrossCacheDeadlockTest {
         ExecutorService threads = caches.threads();
         CyclicBarrier bothInside = new CyclicBarrier(2);
         Runnable meet = () -> await(bothInside);
-        List<Future<?>> done = new ArrayList<>();
-        done.add(threads.submit(() -> first.run(a, b, meet)));
-        done.add(threads.submit(() -> second.run(b, a, meet)));
+        List<Future<Object>> done = List.of(threads.submit(() -> first.run(a, b, meet), null),
+                threads.submit(() -> second.run(b, a, meet), null));
         List<Throwable> failures = new ArrayList<>();
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-            for (Future<?> call : done) {
-                try {
-                    call.get();
-                } catch (ExecutionException e) {
-                    failures.add(e.getCause());
-                }
-            }
-        }, "the two threads deadlocked");
+        awaitAll(done, new ArrayList<>(), failures, "the two threads deadlocked");
         assertThat(failures).singleElement()
                 .isInstanceOf(IllegalStateException.class)
                 .satisfies(e -> assertThat(e.getMessage()).contains("deadlock").contains("cache 'a'")
                         .contains("cache 'b'"));
         // the thread that went on wrote the other cache; the one that gave up changed nothing of its own
         assertThat(a.getIfPresent(2L) != null ^ b.getIfPresent(2L) != null).isTrue();
-        a.put(3L, "usable");
-        b.put(3L, "usable");
-        assertThat(a.getIfPresent(3L)).isEqualTo("usable");
-        assertThat(b.getIfPresent(3L)).isEqualTo("usable");
+        assertBothUsable(a, b);
         caches.close();
     }
 
@@ -178,15 +166,7 @@ class CrossCacheDeadlockTest {
         }));
         List<Throwable> failures = new ArrayList<>();
         List<String> results = new ArrayList<>();
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-            for (Future<String> call : List.of(loader, reader)) {
-                try {
-                    results.add(call.get());
-                } catch (ExecutionException e) {
-                    failures.add(e.getCause());
-                }
-            }
-        }, "the reader and the loader deadlocked");
+        awaitAll(List.of(loader, reader), results, failures, "the reader and the loader deadlocked");
         assertThat(failures).as("results " + results).isNotEmpty().allSatisfy(failure -> {
             Throwable deadlock = failure instanceof CacheLoadException ? failure.getCause() : failure;
             assertThat(deadlock).isInstanceOf(IllegalStateException.class);
@@ -203,10 +183,7 @@ class CrossCacheDeadlockTest {
             assertThat(a.getIfPresent(7L)).isNull();
             assertThat(b.getIfPresent(2L)).isNull();
         }
-        a.put(3L, "usable");
-        b.put(3L, "usable");
-        assertThat(a.getIfPresent(3L)).isEqualTo("usable");
-        assertThat(b.getIfPresent(3L)).isEqualTo("usable");
+        assertBothUsable(a, b);
         caches.close();
     }
 
@@ -251,6 +228,30 @@ class CrossCacheDeadlockTest {
             assertThat(a.getIfPresent(2L)).isNull();
             assertThat(a.getIfPresent(1L)).isEqualTo("a1");
         }
+    }
+
+    /**
+     * Waits at most 20 s for every call, failing with {@code hang} if they do not end; collects what each
+     * returned or threw.
+     */
+    private static <T> void awaitAll(List<Future<T>> calls, List<T> results, List<Throwable> failures, String hang) {
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            for (Future<T> call : calls) {
+                try {
+                    results.add(call.get());
+                } catch (ExecutionException e) {
+                    failures.add(e.getCause());
+                }
+            }
+        }, hang);
+    }
+
+    /** Both caches take and give a new entry: nothing of a broken deadlock is left in them. */
+    private static void assertBothUsable(OffHeapCache<Long, String> a, OffHeapCache<Long, String> b) {
+        a.put(3L, "usable");
+        b.put(3L, "usable");
+        assertThat(a.getIfPresent(3L)).isEqualTo("usable");
+        assertThat(b.getIfPresent(3L)).isEqualTo("usable");
     }
 
     static void await(CyclicBarrier barrier) {

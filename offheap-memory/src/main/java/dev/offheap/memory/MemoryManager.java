@@ -1283,7 +1283,7 @@ public final class MemoryManager implements AutoCloseable {
             // caches of ended threads were forgotten only when the budget ran short, and one that ended empty
             // holds no budget: a thread per task kept every ended thread (and its cache) on the heap for good
             if (magazinesCreated.incrementAndGet() % FORGET_ENDED_EVERY_NEW_MAGAZINES == 0) {
-                forgetMagazinesOfEndedThreads();
+                drainMagazines(true);
             }
         }
         int index = (int) thread.threadId() & (MAGAZINE_TABLE_SIZE - 1);
@@ -1294,29 +1294,28 @@ public final class MemoryManager implements AutoCloseable {
         return magazine;
     }
 
-    /** Returns the cached pages of ended threads to the pool, and forgets their caches. */
-    private void forgetMagazinesOfEndedThreads() {
-        for (Magazine magazine : allMagazines) {
-            // Thread termination happens-before isAlive() returning false: the cache's last writes are visible.
-            if (!magazine.thread.isAlive()) {
-                // drained before it is forgotten, as drainMagazines does: cachedPages() counts its pages till then
-                int drained = magazine.drainTo(freeSlots);
-                if (drained > 0) {
-                    budget.release((long) drained << pageShift);
-                }
-                allMagazines.remove(magazine);
-            }
-        }
-    }
-
     /** Returns every thread's cached pages to the pool; forgets caches of ended threads. */
     private void drainMagazines() {
+        drainMagazines(false);
+    }
+
+    /**
+     * Returns cached pages to the pool and forgets the caches of ended threads: those of every thread, or
+     * with {@code endedOnly} only those of ended threads. A cache is drained before it is forgotten:
+     * cachedPages() counts its pages till then.
+     */
+    private void drainMagazines(boolean endedOnly) {
         for (Magazine magazine : allMagazines) {
+            // Thread termination happens-before isAlive() returning false: an ended thread's last writes are visible.
+            boolean ended = !magazine.thread.isAlive();
+            if (endedOnly && !ended) {
+                continue;
+            }
             int drained = magazine.drainTo(freeSlots);
             if (drained > 0) {
                 budget.release((long) drained << pageShift);
             }
-            if (!magazine.thread.isAlive()) {
+            if (ended) {
                 allMagazines.remove(magazine);
             }
         }

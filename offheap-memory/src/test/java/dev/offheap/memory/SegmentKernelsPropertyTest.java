@@ -185,6 +185,22 @@ class SegmentKernelsPropertyTest {
         return h ^ (h >>> 28);
     }
 
+    /**
+     * A region of {@code n} bytes in each of two random segments (random kinds, sizes n to n + 19, random
+     * offsets).
+     */
+    private record TwoRegions(MemorySegment a, int aSize, int ao, MemorySegment b, int bo) {
+        static TwoRegions random(Random rnd, int n) {
+            int aSize = n + rnd.nextInt(20);
+            int bSize = n + rnd.nextInt(20);
+            MemorySegment a = randomSegment(kind(rnd), aSize, rnd);
+            MemorySegment b = randomSegment(kind(rnd), bSize, rnd);
+            int ao = offset(rnd, aSize, n);
+            int bo = offset(rnd, bSize, n);
+            return new TwoRegions(a, aSize, ao, b, bo);
+        }
+    }
+
     // ---- compareUnsigned ----
 
     @ParameterizedTest
@@ -193,12 +209,12 @@ class SegmentKernelsPropertyTest {
         Random rnd = new Random(seed);
         for (int r = 0; r < ROUNDS; r++) {
             int n = length(rnd);
-            int aSize = n + rnd.nextInt(20);
-            int bSize = n + rnd.nextInt(20);
-            MemorySegment a = randomSegment(kind(rnd), aSize, rnd);
-            MemorySegment b = randomSegment(kind(rnd), bSize, rnd);
-            int ao = offset(rnd, aSize, n);
-            int bo = offset(rnd, bSize, n);
+            TwoRegions regions = TwoRegions.random(rnd, n);
+            int aSize = regions.aSize();
+            MemorySegment a = regions.a();
+            MemorySegment b = regions.b();
+            int ao = regions.ao();
+            int bo = regions.bo();
             if (rnd.nextInt(4) != 0) {
                 // mostly equal regions with one byte changed, so the difference falls anywhere
                 MemorySegment.copy(a, ao, b, bo, n);
@@ -235,12 +251,11 @@ class SegmentKernelsPropertyTest {
         Random rnd = new Random(seed);
         for (int r = 0; r < ROUNDS; r++) {
             int n = length(rnd);
-            int aSize = n + rnd.nextInt(20);
-            int bSize = n + rnd.nextInt(20);
-            MemorySegment a = randomSegment(kind(rnd), aSize, rnd);
-            MemorySegment b = randomSegment(kind(rnd), bSize, rnd);
-            int ao = offset(rnd, aSize, n);
-            int bo = offset(rnd, bSize, n);
+            TwoRegions regions = TwoRegions.random(rnd, n);
+            MemorySegment a = regions.a();
+            MemorySegment b = regions.b();
+            int ao = regions.ao();
+            int bo = regions.bo();
             byte[] ea = bytes(a);
             byte[] eb = bytes(b);
             byte[] oldA = ea.clone();
@@ -432,12 +447,11 @@ class SegmentKernelsPropertyTest {
         for (int r = 0; r < ROUNDS; r++) {
             int n = length(rnd);
             if (rnd.nextBoolean()) {
-                int aSize = n + rnd.nextInt(20);
-                int bSize = n + rnd.nextInt(20);
-                MemorySegment a = randomSegment(kind(rnd), aSize, rnd);
-                MemorySegment b = randomSegment(kind(rnd), bSize, rnd);
-                int ao = offset(rnd, aSize, n);
-                int bo = offset(rnd, bSize, n);
+                TwoRegions regions = TwoRegions.random(rnd, n);
+                MemorySegment a = regions.a();
+                MemorySegment b = regions.b();
+                int ao = regions.ao();
+                int bo = regions.bo();
                 byte[] ab = bytes(a);
                 byte[] e = bytes(b);
                 System.arraycopy(ab, ao, e, bo, n);

@@ -281,7 +281,11 @@ public final class PooledAllocator implements Allocator {
             trimBeforeRetry(e);
             return smallBlockOnce(tc, c, byteSize, true);
         } catch (OutOfMemoryError e) {
-            trimAfterRangeRefused();
+            // the range (or the system) refused a span: the blocks that ended threads cached fill the range
+            // until a sweep takes them back, and sweeps come only every 64 new caches, so a thread per request
+            // that took a batch and ended left its batch behind, and a small range was refused while all of it
+            // was free; trim takes them back, and the request tries once more
+            trim();
             return smallBlockOnce(tc, c, byteSize, true);
         }
     }
@@ -299,17 +303,6 @@ public final class PooledAllocator implements Allocator {
         trim();
     }
 
-    /**
-     * After the address range (or the system) refused a span: gives back what this allocator holds free, so
-     * that the caller can try once more. The blocks that ended threads cached fill the range until a sweep
-     * takes them back, and sweeps came only every 64 new caches: a thread per request (virtual threads) that
-     * took a batch of blocks and ended left its batch behind, so a small range was refused while all of it
-     * was free in the caches of threads that no longer ran.
-     */
-    private void trimAfterRangeRefused() {
-        trim();
-    }
-
     private MemorySegment allocateSlow(long byteSize, long byteAlignment, boolean zero) {
         Checks.sizeAndAlignment(byteSize, byteAlignment);
         if (closed) {
@@ -321,7 +314,7 @@ public final class PooledAllocator implements Allocator {
             trimBeforeRetry(e);
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         } catch (OutOfMemoryError e) {
-            trimAfterRangeRefused();
+            trim(); // the range refused: as in smallBlockSlow
             return allocateSlowOnce(byteSize, byteAlignment, zero);
         }
     }

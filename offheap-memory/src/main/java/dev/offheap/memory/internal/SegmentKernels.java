@@ -93,12 +93,6 @@ public final class SegmentKernels extends SegmentKernel {
         if (length == 0) {
             return;
         }
-        // Read a byte of each region first, so that a closed segment (or a confined one of another
-        // thread) throws the JDK's exception: the overlap test compares addresses, and a closed
-        // segment's address may since have been handed out again (a released MemoryManager page and
-        // the page leased after it are views of the same memory), which read as an overlap.
-        a.get(ValueLayout.JAVA_BYTE, aOffset);
-        b.get(ValueLayout.JAVA_BYTE, bOffset);
         checkDisjoint(a, aOffset, b, bOffset, length);
         if (a.isReadOnly() || b.isReadOnly()) {
             // before any write: the loop below wrote a first and then failed on a read-only b, and a's bytes were lost
@@ -154,6 +148,13 @@ public final class SegmentKernels extends SegmentKernel {
             overlap = a.asSlice(aOffset, length).asOverlappingSlice(b.asSlice(bOffset, length)).isPresent();
         }
         if (overlap) {
+            // Read a byte of each region first, so that a closed segment (or a confined one of another
+            // thread) throws the JDK's exception: the test above compares addresses, and a closed segment's
+            // address may since have been handed out again (a released MemoryManager page and the page
+            // leased after it are views of the same memory), which read as an overlap. Disjoint regions need
+            // no such read: the swap reads each before it writes either.
+            a.get(ValueLayout.JAVA_BYTE, aOffset);
+            b.get(ValueLayout.JAVA_BYTE, bOffset);
             throw new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
                     + ") and [" + bOffset + ", " + (bOffset + length) + ") of the same memory");
         }
