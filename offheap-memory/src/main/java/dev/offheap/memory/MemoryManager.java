@@ -331,19 +331,7 @@ public final class MemoryManager implements AutoCloseable {
             throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
                     usedBytes(), List.of());
         }
-        int[] slots = new int[count];
-        int taken = magazine != null ? magazine.takeAll(slots, count) : 0;
-        if (taken < count) {
-            int[] fromPool;
-            try {
-                fromPool = takeSlotsFromPool(record, magazine, count - taken);
-            } catch (RuntimeException | Error e) {
-                // an Error too (a spill callback's AssertionError): the slots taken must not be lost
-                returnSlots(slots, 0, taken);
-                throw e;
-            }
-            System.arraycopy(fromPool, 0, slots, taken, fromPool.length);
-        }
+        int[] slots = takeSlots(record, magazine, count);
         List<MemorySegment> pages = new ArrayList<>(count);
         try {
             for (int slot : slots) {
@@ -362,13 +350,60 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
+     * Allocates {@code count} pages for {@code owner} as one {@link PageGroup}, all or none: pages that
+     * share one scope, revoked together when the group is {@linkplain PageGroup#close() closed}.
+     *
+     * <p>A group costs less than {@link #allocatePages} for the same pages, in heap and in time: it
+     * holds 4 bytes of heap per page (the page's number) instead of a segment, a scope and a lease per
+     * page (about 150 bytes), so 4 KiB pages cost about 0.1% of their size in heap instead of 3.6%;
+     * and releasing it closes one scope instead of one per page, which for {@link PageAccess#SHARED}
+     * pages is one JVM-wide handshake instead of one per page. In exchange its pages are released
+     * together: {@link #release(MemorySegment)} refuses a page of a group. {@link #releaseAll(Object)}
+     * and {@link #close()} release groups as they release pages, and {@link #usedPages()} and
+     * {@link #usageByOwner()} count a group's pages as pages.
+     *
+     * @param owner who holds the pages; compared with {@code equals}
+     * @param count how many, at least 1
+     * @return a group of {@code count} distinct pages of {@link #pageSize()} bytes each; their content is
+     *         unspecified, as for {@link #allocatePage}
+     * @throws NullPointerException     if {@code owner} is null
+     * @throws IllegalArgumentException if {@code count} is zero or negative
+     * @throws BudgetExceededException  if the pages are not free after asking other owners to spill;
+     *                                  nothing is allocated then
+     * @throws IllegalStateException    if the manager is closed
+     */
+    public PageGroup allocateGroup(Object owner, int count) {
+        Objects.requireNonNull(owner, "owner");
+        if (count <= 0) {
+            throw new IllegalArgumentException("page count must be at least 1, was " + count);
+        }
+        ensureOpen();
+        Magazine magazine = magazine();
+        OwnerRecord record = record(owner, magazine);
+        if (count > totalPages) {
+            throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
+                    usedBytes(), List.of());
+        }
+        int[] slots = takeSlots(record, magazine, count);
+        try {
+            return leaseGroup(slots, record);
+        } catch (RuntimeException | Error e) {
+            // the group's arena or a heap page's array could not be made (OutOfMemoryError), or the manager
+            // closed meanwhile (then nothing goes back, see returnSlots): no slot is leased, all go back
+            returnSlots(slots, 0, count);
+            throw e;
+        }
+    }
+
+    /**
      * Releases a page: from now on every access through {@code page} (or a slice of it) throws
      * {@link IllegalStateException}, and the page may be handed to another owner. After
      * {@link #close()} this does nothing.
      *
      * @param page a segment returned by {@link #allocatePage} or {@link #allocatePages}, not a slice
      * @throws NullPointerException     if {@code page} is null
-     * @throws IllegalArgumentException if {@code page} is not a page of this manager
+     * @throws IllegalArgumentException if {@code page} is not a page of this manager, or is a page of a
+     *                                  {@link PageGroup} (close the group instead; the page stays allocated)
      * @throws IllegalStateException    if the page was already released (double release)
      * @throws WrongThreadException     if the page is {@link PageAccess#CONFINED} to another live thread;
      *                                  the page stays allocated ({@link MemoryType#HEAP} pages are confined
@@ -403,6 +438,10 @@ public final class MemoryManager implements AutoCloseable {
             }
             throw alreadyReleased(page, slot);
         }
+        if (lease.grouped) {
+            throw new IllegalArgumentException("page " + slot + " of memory manager '" + name + "' belongs to a"
+                    + " page group; its pages are released together, by closing the group");
+        }
         if (lease.isQuarantined()) {
             releaseQuarantined(slot, lease);
             return -1;
@@ -436,7 +475,8 @@ public final class MemoryManager implements AutoCloseable {
      *
      * @param pages the pages; not null, no null element
      * @throws NullPointerException     if {@code pages} or an element is null
-     * @throws IllegalArgumentException if an element is not a page of this manager
+     * @throws IllegalArgumentException if an element is not a page of this manager, or is a page of a
+     *                                  {@link PageGroup}
      * @throws IllegalStateException    if an element was already released
      * @throws WrongThreadException     if an element is confined to another thread
      */
@@ -764,6 +804,24 @@ public final class MemoryManager implements AutoCloseable {
 
     // =================================================================== internals: slots
 
+    /** Takes {@code count} slots, from the caller's cache first, then the pool; all or none. */
+    private int[] takeSlots(OwnerRecord record, Magazine magazine, int count) {
+        int[] slots = new int[count];
+        int taken = magazine != null ? magazine.takeAll(slots, count) : 0;
+        if (taken < count) {
+            int[] fromPool;
+            try {
+                fromPool = takeSlotsFromPool(record, magazine, count - taken);
+            } catch (RuntimeException | Error e) {
+                // an Error too (a spill callback's AssertionError): the slots taken must not be lost
+                returnSlots(slots, 0, taken);
+                throw e;
+            }
+            System.arraycopy(fromPool, 0, slots, taken, fromPool.length);
+        }
+        return slots;
+    }
+
     /** Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool. */
     private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count) {
         int extra = 0;
@@ -840,12 +898,144 @@ public final class MemoryManager implements AutoCloseable {
             long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
             Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
             page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
-            Lease lease = new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null);
+            Lease lease = new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null, false);
             publishLease(slot, lease);
             return page;
         }
-        publishLease(slot, new Lease(record, null, null));
+        publishLease(slot, new Lease(record, null, null, false));
         return page;
+    }
+
+    /**
+     * Leases every slot to one group: one lease, one scope. The lease is published in every slot before
+     * the manager's closed flag is read, so that a close() running meanwhile either finds every slot
+     * leased or is seen here (as in {@link #publishLease}).
+     */
+    private PageGroup leaseGroup(int[] slots, OwnerRecord record) {
+        MemorySegment[] heapPages = null;
+        Arena arena = null;
+        if (type == MemoryType.HEAP) {
+            heapPages = new MemorySegment[slots.length];
+            int made = 0;
+            try {
+                for (; made < slots.length; made++) {
+                    byte[] array = new byte[pageSize];
+                    synchronized (heapSlots) {
+                        heapSlots.put(array, slots[made]);
+                        heapArrays[slots[made]] = array;
+                    }
+                    heapPages[made] = MemorySegment.ofArray(array);
+                }
+            } catch (RuntimeException | Error e) {
+                for (int i = 0; i < made; i++) {
+                    dropHeapArray(slots[i]);
+                }
+                throw e;
+            }
+        } else {
+            arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
+        }
+        Lease lease = new Lease(record, arena, arena != null && access == PageAccess.CONFINED ? Thread.currentThread() : null, true);
+        for (int slot : slots) {
+            SLOT_STATE.setVolatile(slotState, stateIndex(slot), lease);
+        }
+        if (closed) {
+            for (int slot : slots) {
+                if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null) && arena == null) {
+                    dropHeapArray(slot);
+                }
+            }
+            revoke(lease);
+            throw new IllegalStateException("memory manager '" + name + "' is closed");
+        }
+        return new PageGroup(this, slots, lease, heapPages);
+    }
+
+    /**
+     * {@link PageGroup#page(int)}: a segment of the group's scope over one of its pages. reinterpret only
+     * swaps the scope of a slice the manager owns: same address, same size.
+     */
+    @SuppressWarnings("restricted")
+    MemorySegment groupPage(PageGroup group, int index) {
+        int slot = group.slots[Objects.checkIndex(index, group.slots.length)];
+        Lease lease = group.lease;
+        if (lease.arena == null) {
+            if (group.isReleased() || SLOT_STATE.getAcquire(slotState, stateIndex(slot)) != lease) {
+                throw groupReleased();
+            }
+            return group.heapPages[index];
+        }
+        if (!lease.arena.scope().isAlive()) {
+            throw groupReleased();
+        }
+        Chunk chunk = chunks[slot >>> chunkShift];
+        long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
+        return chunk.memory.asSlice(offset, pageSize).reinterpret(lease.arena, null);
+    }
+
+    /** @return whether a heap group's pages are still leased to it (not released by releaseAll or close) */
+    boolean isGroupLeased(PageGroup group) {
+        return !closed && SLOT_STATE.getAcquire(slotState, stateIndex(group.slots[0])) == group.lease;
+    }
+
+    private IllegalStateException groupReleased() {
+        return new IllegalStateException("page group of memory manager '" + name + "' was released (closed, or"
+                + " released by releaseAll or the manager's close); its pages may belong to other owners now");
+    }
+
+    /**
+     * {@link PageGroup#close()}: revokes the group's scope, then gives back each slot still leased to the
+     * group (or quarantined from it, by a releaseAll on another thread), as {@link #release(Collection)} does.
+     */
+    void releaseGroup(PageGroup group) {
+        if (closed) {
+            return;
+        }
+        Lease lease = group.lease;
+        if (lease.thread != null && lease.thread != Thread.currentThread() && lease.thread.isAlive()) {
+            throw new WrongThreadException("page group of memory manager '" + name + "' is confined to thread '"
+                    + lease.thread.getName() + "'; close it from that thread, or build the manager with PageAccess.SHARED");
+        }
+        if (!group.markReleased()) {
+            if (closed) {
+                return;
+            }
+            throw new IllegalStateException("page group of memory manager '" + name + "' was already released (closed twice)");
+        }
+        try {
+            revoke(lease);
+        } catch (IllegalStateException inUse) {
+            group.unmarkReleased();
+            throw new IllegalStateException("page group of memory manager '" + name + "' is in use by a native call"
+                    + " (its scope is acquired); close it once the call returned", inUse);
+        }
+        int[] released = new int[Math.min(group.slots.length, RELEASE_BATCH)];
+        int count = 0;
+        int found = 0;
+        try {
+            for (int slot : group.slots) {
+                Object state = SLOT_STATE.getAcquire(slotState, stateIndex(slot));
+                boolean quarantined = state instanceof Lease held && held != lease && held.isQuarantined()
+                        && lease.arena != null && held.arena == lease.arena;
+                if ((state == lease || quarantined) && SLOT_STATE.compareAndSet(slotState, stateIndex(slot), state, null)) {
+                    if (quarantined) {
+                        quarantinedPages.decrementAndGet();
+                    }
+                    found++;
+                    released[count++] = slot;
+                    if (count == released.length) {
+                        recycleAll(released, count);
+                        count = 0;
+                    }
+                }
+            }
+        } finally {
+            recycleAll(released, count);
+        }
+        if (found == 0 && !closed) {
+            throw new IllegalStateException("page group of memory manager '" + name + "' was already released, by"
+                    + " releaseAll of its owner");
+        }
     }
 
     /**
@@ -1032,7 +1222,7 @@ public final class MemoryManager implements AutoCloseable {
             revoke(lease);
         } catch (WrongThreadException e) {
             quarantinedPages.incrementAndGet();
-            SLOT_STATE.setRelease(slotState, stateIndex(slot), new Lease(null, lease.arena, lease.thread));
+            SLOT_STATE.setRelease(slotState, stateIndex(slot), new Lease(null, lease.arena, lease.thread, lease.grouped));
             return;
         }
         recycle(slot);
@@ -1543,10 +1733,11 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
-     * The state of a leased page: its owner (null once quarantined), the scope to close on release
-     * (null for heap pages), and the thread a confined scope belongs to (null otherwise).
+     * Who holds a slot: the owner (null once quarantined), the scope that revokes the page (null for heap
+     * pages) and the thread it is confined to (null if none). A {@link PageGroup}'s slots all hold the
+     * group's one lease ({@code grouped}), which is how a page is known to belong to a group.
      */
-    private record Lease(OwnerRecord owner, Arena arena, Thread thread) {
+    record Lease(OwnerRecord owner, Arena arena, Thread thread, boolean grouped) {
         boolean isQuarantined() {
             return owner == null;
         }

@@ -82,6 +82,63 @@ class MemoryManagerCloseRaceTest {
     }
 
     /**
+     * The same for a {@link PageGroup} allocated while close() runs: its slots are published together
+     * before the closed flag is read, so close's scan finds all of them or the allocation sees the close.
+     */
+    @ParameterizedTest
+    @EnumSource(PageAccess.class)
+    void aGroupAllocatedDuringCloseIsRevokedOrItsMemoryKept(PageAccess access) throws Exception {
+        AtomicInteger writesAfterClose = new AtomicInteger();
+        int unreportedWrites = 0;
+        for (int round = 0; round < 1000; round++) {
+            List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+            MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
+                    .pageAccess(access).pageSize(4096).totalSize(1 << 20).build();
+            CountDownLatch closeReturned = new CountDownLatch(1);
+            AtomicBoolean written = new AtomicBoolean();
+            Thread keeper = new Thread(() -> {
+                try {
+                    while (true) {
+                        PageGroup group = mm.allocateGroup("keeper", 3);
+                        MemorySegment[] pages = {group.page(0), group.page(1), group.page(2)};
+                        if (mm.isClosed()) {
+                            closeReturned.await(10, TimeUnit.SECONDS);
+                            for (MemorySegment page : pages) {
+                                try {
+                                    page.fill((byte) 0x5A);
+                                    written.set(true);
+                                    writesAfterClose.incrementAndGet();
+                                } catch (IllegalStateException revoked) {
+                                    // revoked by close
+                                }
+                            }
+                            return;
+                        }
+                        group.close();
+                    }
+                } catch (IllegalStateException | BudgetExceededException | InterruptedException closed) {
+                    // closed before allocating, or revoked before page() made the segments
+                }
+            });
+            keeper.setDaemon(true);
+            keeper.start();
+            for (int spin = (round % 50) * 20; spin > 0; spin--) {
+                Thread.onSpinWait();
+            }
+            mm.close();
+            closeReturned.countDown();
+            keeper.join(10_000);
+            if (written.get() && !String.join("\n", reports).contains("confined to live threads are kept")) {
+                unreportedWrites++;
+            }
+        }
+        assertThat(unreportedWrites).as("writes after close() through group pages close neither revoked nor kept").isZero();
+        if (access == PageAccess.SHARED) {
+            assertThat(writesAfterClose.get()).as("writes through shared group pages after close() returned").isZero();
+        }
+    }
+
+    /**
      * A thread that allocates a CONFINED page of {@code owner} and stays alive until {@code done}, and a
      * second that keeps releasing that page from the wrong thread (refused) until {@code stop}.
      *

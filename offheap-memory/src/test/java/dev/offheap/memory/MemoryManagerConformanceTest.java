@@ -931,6 +931,237 @@ abstract class MemoryManagerConformanceTest {
 
     // ================================================================== helpers
 
+    // =================================================================== page groups
+
+    private static List<MemorySegment> pagesOf(PageGroup group) {
+        List<MemorySegment> pages = new ArrayList<>();
+        for (int i = 0; i < group.size(); i++) {
+            pages.add(group.page(i));
+        }
+        return pages;
+    }
+
+    @Test
+    void aGroupHoldsDistinctPagesThatKeepTheirContentAcrossSegments() {
+        MemoryManager mm = newManager(16);
+        List<MemorySegment> single = mm.allocatePages("a", 3);
+        PageGroup group = mm.allocateGroup("a", 5);
+        assertThat(group.size()).isEqualTo(5);
+        assertThat(group.pageSize()).isEqualTo(PAGE);
+        assertThat(group.byteSize()).isEqualTo(5L * PAGE);
+        assertThat(group.isAlive()).isTrue();
+        for (int i = 0; i < group.size(); i++) {
+            assertThat(group.page(i).byteSize()).isEqualTo(PAGE);
+            fill(group.page(i), 20 + i);
+        }
+        for (int i = 0; i < single.size(); i++) {
+            fill(single.get(i), 40 + i);
+        }
+        List<MemorySegment> all = new ArrayList<>(single);
+        all.addAll(pagesOf(group));
+        assertDistinct(all);
+        for (int i = 0; i < group.size(); i++) {
+            assertFilled(group.page(i), 20 + i);
+        }
+        assertThat(mm.usedPages()).isEqualTo(8);
+        assertThat(mm.usedBytes()).isEqualTo(8L * PAGE);
+        assertThat(mm.usageByOwner()).containsEntry("a", 8L * PAGE);
+        assertThat(group.toString()).contains("5 pages").doesNotContain("released");
+    }
+
+    @Test
+    void closingAGroupGivesEveryPageBackAndRevokesEverySegmentOfIt() {
+        MemoryManager mm = newManager(4);
+        PageGroup group = mm.allocateGroup("a", 4);
+        List<MemorySegment> stale = pagesOf(group);
+        MemorySegment staleSlice = stale.get(2).asSlice(64, 64);
+        for (int i = 0; i < 4; i++) {
+            fill(stale.get(i), i + 1);
+        }
+        group.close();
+        assertThat(group.isAlive()).isFalse();
+        assertThat(group.toString()).contains("released");
+        assertThat(mm.usedPages()).isZero();
+        assertThat(mm.freePages()).isEqualTo(4);
+        assertThatThrownBy(() -> group.page(0)).isInstanceOf(IllegalStateException.class).hasMessageContaining("released");
+        assertThatThrownBy(group::close).as("closed twice").isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already released");
+        List<MemorySegment> next = mm.allocatePages("b", 4);
+        assertDistinct(next);
+        for (MemorySegment page : next) {
+            page.fill((byte) 9);
+        }
+        if (revocable()) {
+            stale.forEach(MemoryManagerConformanceTest::assertRevoked);
+            assertRevoked(staleSlice);
+        }
+        for (MemorySegment page : next) {
+            assertFilled(page, 9);
+        }
+    }
+
+    @Test
+    void aPageOfAGroupCannotBeReleasedAlone() {
+        MemoryManager mm = newManager(4);
+        PageGroup group = mm.allocateGroup("a", 2);
+        MemorySegment page = group.page(1);
+        fill(page, 3);
+        assertThatThrownBy(() -> mm.release(page)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("page group");
+        assertThatThrownBy(() -> mm.release(List.of(page))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(mm.usedPages()).isEqualTo(2);
+        assertFilled(group.page(1), 3);
+        group.close();
+        assertThat(mm.freePages()).isEqualTo(4);
+    }
+
+    @Test
+    void aGroupIsAllOrNothingAndBadArgumentsAreRejected() {
+        MemoryManager mm = newManager(4);
+        MemorySegment held = mm.allocatePage("a");
+        assertThatThrownBy(() -> mm.allocateGroup("b", 4)).isInstanceOf(BudgetExceededException.class);
+        assertThatThrownBy(() -> mm.allocateGroup("b", 5)).isInstanceOf(BudgetExceededException.class)
+                .hasMessageContaining("more than the manager has");
+        assertThat(mm.usedPages()).isEqualTo(1);
+        assertThat(mm.freePages()).isEqualTo(3);
+        assertThatThrownBy(() -> mm.allocateGroup(null, 1)).isInstanceOf(NullPointerException.class).hasMessageContaining("owner");
+        assertThatThrownBy(() -> mm.allocateGroup("b", 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> mm.allocateGroup("b", -1)).isInstanceOf(IllegalArgumentException.class);
+        PageGroup group = mm.allocateGroup("b", 3);
+        assertThatThrownBy(() -> group.page(-1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> group.page(3)).isInstanceOf(IndexOutOfBoundsException.class);
+        List<MemorySegment> all = new ArrayList<>(pagesOf(group));
+        all.add(held);
+        assertDistinct(all);
+        mm.close();
+        assertThatThrownBy(() -> mm.allocateGroup("b", 1)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void releaseAllReleasesTheOwnersGroups() {
+        MemoryManager mm = newManager(8);
+        PageGroup group = mm.allocateGroup("a", 3);
+        MemorySegment single = mm.allocatePage("a");
+        PageGroup other = mm.allocateGroup("b", 2);
+        List<MemorySegment> stale = pagesOf(group);
+        mm.releaseAll("a");
+        assertThat(group.isAlive()).isFalse();
+        assertThat(other.isAlive()).isTrue();
+        assertThat(mm.usedPages()).isEqualTo(2);
+        assertThat(mm.freePages()).isEqualTo(6);
+        assertThatThrownBy(() -> group.page(0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(group::close).isInstanceOf(IllegalStateException.class).hasMessageContaining("already released");
+        if (revocable()) {
+            stale.forEach(MemoryManagerConformanceTest::assertRevoked);
+            assertRevoked(single);
+        }
+        List<MemorySegment> all = new ArrayList<>(mm.allocatePages("c", 6));
+        all.addAll(pagesOf(other));
+        assertDistinct(all);
+    }
+
+    @Test
+    void closingTheManagerRevokesGroupsAndReportsTheirPages() {
+        MemoryManager mm = newManager(8);
+        PageGroup group = mm.allocateGroup("sorter", 5);
+        List<MemorySegment> stale = pagesOf(group);
+        mm.close();
+        assertThat(leaks).singleElement().asString().contains("sorter: 5 pages");
+        assertThat(group.isAlive()).isFalse();
+        assertThatThrownBy(() -> group.page(0)).isInstanceOf(IllegalStateException.class);
+        assertThatCode(group::close).as("after the manager's close, as release").doesNotThrowAnyException();
+        if (revocable()) {
+            stale.forEach(MemoryManagerConformanceTest::assertRevoked);
+        }
+    }
+
+    @Test
+    void aSpillCallbackMayCloseItsGroup() {
+        MemoryManager mm = newManager(4);
+        PageGroup group = mm.allocateGroup("a", 3);
+        mm.registerSpillCallback("a", (manager, wanted) -> {
+            long bytes = group.byteSize();
+            group.close();
+            return bytes;
+        });
+        List<MemorySegment> pages = mm.allocatePages("b", 4);
+        assertDistinct(pages);
+        assertThat(group.isAlive()).isFalse();
+        assertThat(mm.spillCount()).isEqualTo(1);
+    }
+
+    @Test
+    void confinedGroupsCannotBeUsedOrClosedFromAnotherThread() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
+        MemoryManager mm = newManager(4);
+        PageGroup group = mm.allocateGroup("a", 2);
+        MemorySegment page = group.page(0);
+        fill(page, 6);
+        assertThat(inOtherThread(() -> group.page(1).get(ValueLayout.JAVA_INT, 0))).isInstanceOf(WrongThreadException.class);
+        assertThat(inOtherThread(() -> page.get(ValueLayout.JAVA_INT, 0))).isInstanceOf(WrongThreadException.class);
+        assertThat(inOtherThread(group::close)).isInstanceOf(WrongThreadException.class);
+        assertThat(group.isAlive()).isTrue();
+        assertThat(mm.usedPages()).isEqualTo(2);
+        assertFilled(page, 6);
+        group.close();
+        assertRevoked(page);
+        assertThat(mm.freePages()).isEqualTo(4);
+    }
+
+    @Test
+    void sharedGroupsAreUsedAndClosedFromAnyThread() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!confined());
+        MemoryManager mm = newManager(4);
+        PageGroup group = mm.allocateGroup("a", 3);
+        fill(group.page(2), 8);
+        AtomicInteger seen = new AtomicInteger();
+        assertThat(inOtherThread(() -> seen.set(group.page(2).get(ValueLayout.JAVA_BYTE, 0)))).isNull();
+        assertThat(seen.get()).isEqualTo(8);
+        MemorySegment stale = group.page(2);
+        assertThat(inOtherThread(group::close)).isNull();
+        assertThat(group.isAlive()).isFalse();
+        assertThat(mm.freePages()).isEqualTo(4);
+        if (revocable()) {
+            assertRevoked(stale);
+        }
+        assertDistinct(mm.allocatePages("b", 4));
+    }
+
+    @Test
+    void releaseAllFromAnotherThreadQuarantinesAConfinedGroupUntilItsThreadClosesIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
+        MemoryManager mm = newManager(8);
+        java.util.concurrent.CountDownLatch allocated = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch mayClose = new java.util.concurrent.CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread worker = new Thread(() -> {
+            try {
+                PageGroup group = mm.allocateGroup("worker", 3);
+                fill(group.page(0), 4);
+                allocated.countDown();
+                mayClose.await();
+                // quarantined, not revoked: this thread still reaches only its own bytes, and gives them back
+                assertFilled(group.page(0), 4);
+                group.close();
+                assertThatThrownBy(() -> group.page(0)).isInstanceOf(IllegalStateException.class);
+            } catch (Throwable e) {
+                failure.set(e);
+                allocated.countDown();
+            }
+        });
+        worker.start();
+        allocated.await();
+        mm.releaseAll("worker");
+        assertThat(mm.quarantinedPages()).isEqualTo(3);
+        assertThat(mm.freePages()).isEqualTo(5);
+        mayClose.countDown();
+        worker.join();
+        assertThat(failure.get()).isNull();
+        assertThat(mm.quarantinedPages()).isZero();
+        assertThat(mm.freePages()).isEqualTo(8);
+        assertDistinct(mm.allocatePages("main", 8));
+    }
+
     static void fill(MemorySegment page, int pattern) {
         page.fill((byte) pattern);
     }

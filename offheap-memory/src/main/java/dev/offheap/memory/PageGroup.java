@@ -1,0 +1,117 @@
+package dev.offheap.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Pages of a {@link MemoryManager} allocated together by {@link MemoryManager#allocateGroup(Object, int)}
+ * and released together by {@link #close()}: the way to hold many pages when heap or release time
+ * matters (a sort buffer, a hash table's pages, a batch of network buffers).
+ *
+ * <p>Its pages share one scope. {@link #page(int)} makes a segment of that scope over a page when it is
+ * asked for; nothing per page is kept on the heap but the page's number (4 bytes), where
+ * {@link MemoryManager#allocatePages} keeps a segment, a scope and a lease per page. Closing the group
+ * closes the scope: every segment {@link #page(int)} returned throws {@link IllegalStateException} from
+ * then on, whichever thread kept it, and the pages go back to the manager, to be handed to other owners.
+ * {@link MemoryManager#releaseAll(Object)} and {@link MemoryManager#close()} release a group's pages
+ * as they release single pages. A page of a group cannot be released on its own
+ * ({@link MemoryManager#release(MemorySegment)} throws {@link IllegalArgumentException}).
+ *
+ * <p>Threads: with {@link PageAccess#CONFINED} (native or mapped memory) only the thread that allocated
+ * the group may get its pages, use them and close it; any other gets {@link WrongThreadException}.
+ * With {@link PageAccess#SHARED}, and for {@link MemoryType#HEAP} pages, any thread may. Closing a
+ * SHARED group costs one JVM-wide handshake, however many pages it has.
+ */
+public final class PageGroup implements AutoCloseable {
+    private final MemoryManager manager;
+    final int[] slots;
+    final MemoryManager.Lease lease;
+    /** The pages' segments when they are on the heap (a heap segment has no scope to share); else null. */
+    final MemorySegment[] heapPages;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    PageGroup(MemoryManager manager, int[] slots, MemoryManager.Lease lease, MemorySegment[] heapPages) {
+        this.manager = manager;
+        this.slots = slots;
+        this.lease = lease;
+        this.heapPages = heapPages;
+    }
+
+    /** @return the number of pages in the group */
+    public int size() {
+        return slots.length;
+    }
+
+    /** @return the size of each page, in bytes: the manager's {@link MemoryManager#pageSize()} */
+    public int pageSize() {
+        return manager.pageSize();
+    }
+
+    /** @return the bytes of all pages together: {@code size() * pageSize()} */
+    public long byteSize() {
+        return (long) slots.length * manager.pageSize();
+    }
+
+    /**
+     * A segment over page {@code index} of the group, in the group's scope. Each call may return a new
+     * segment object over the same memory; keeping it costs heap, asking again costs a few nanoseconds.
+     * The page's content is the group's: what was written through one segment is read through another.
+     *
+     * @param index which page, from 0 to {@code size() - 1}
+     * @return a segment of {@link #pageSize()} bytes, valid until the group is released
+     * @throws IndexOutOfBoundsException if {@code index} is negative or not below {@link #size()}
+     * @throws IllegalStateException     if the group was released (closed, or released by
+     *                                   {@link MemoryManager#releaseAll} or the manager's close)
+     * @throws WrongThreadException      if the group is confined to another thread (see the class description)
+     */
+    public MemorySegment page(int index) {
+        return manager.groupPage(this, index);
+    }
+
+    /**
+     * @return whether the group can still be used: false once it was closed or released by
+     *         {@link MemoryManager#releaseAll} or the manager's close
+     */
+    public boolean isAlive() {
+        if (released.get()) {
+            return false;
+        }
+        return lease.arena() != null ? lease.arena().scope().isAlive() : manager.isGroupLeased(this);
+    }
+
+    /**
+     * Releases every page of the group: from now on every access through a segment of the group throws
+     * {@link IllegalStateException}, and the pages may be handed to other owners. After the manager's
+     * close this does nothing.
+     *
+     * @throws IllegalStateException if the group was already closed, or its pages were released by
+     *                               {@link MemoryManager#releaseAll} (nothing changes then); or if a
+     *                               native call holds one of its pages (its scope is acquired): the group
+     *                               stays allocated, close it once the call returned
+     * @throws WrongThreadException  if the group is confined to another live thread; it stays allocated
+     */
+    @Override
+    public void close() {
+        manager.releaseGroup(this);
+    }
+
+    boolean isReleased() {
+        return released.get();
+    }
+
+    /** @return true if this call marked the group released, false if it was marked already */
+    boolean markReleased() {
+        return released.compareAndSet(false, true);
+    }
+
+    /** Undoes {@link #markReleased()} when the release was refused before anything changed. */
+    void unmarkReleased() {
+        released.set(false);
+    }
+
+    @Override
+    public String toString() {
+        return "PageGroup[" + slots.length + " pages of " + ByteSize.format(manager.pageSize()) + " from memory manager '"
+                + manager.name() + "'" + (isAlive() ? "" : ", released") + "]";
+    }
+}
