@@ -1,7 +1,8 @@
 package dev.offheap.memory;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Pages of a {@link MemoryManager} allocated together by {@link MemoryManager#allocateGroup(Object, int)}
@@ -23,12 +24,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * SHARED group costs one JVM-wide handshake, however many pages it has.
  */
 public final class PageGroup implements AutoCloseable {
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            RELEASED = MethodHandles.lookup().findVarHandle(PageGroup.class, "released", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final MemoryManager manager;
     final int[] slots;
     final MemoryManager.Lease lease;
     /** The pages' segments when they are on the heap (a heap segment has no scope to share); else null. */
     final MemorySegment[] heapPages;
-    private final AtomicBoolean released = new AtomicBoolean();
+    /** Set by the first {@link #close()}; a field with a VarHandle, not an AtomicBoolean: one object less per group. */
+    private volatile boolean released;
 
     PageGroup(MemoryManager manager, int[] slots, MemoryManager.Lease lease, MemorySegment[] heapPages) {
         this.manager = manager;
@@ -73,7 +85,7 @@ public final class PageGroup implements AutoCloseable {
      *         {@link MemoryManager#releaseAll} or the manager's close
      */
     public boolean isAlive() {
-        if (released.get()) {
+        if (released) {
             return false;
         }
         return lease.arena() != null ? lease.arena().scope().isAlive() : manager.isGroupLeased(this);
@@ -96,17 +108,17 @@ public final class PageGroup implements AutoCloseable {
     }
 
     boolean isReleased() {
-        return released.get();
+        return released;
     }
 
     /** @return true if this call marked the group released, false if it was marked already */
     boolean markReleased() {
-        return released.compareAndSet(false, true);
+        return RELEASED.compareAndSet(this, false, true);
     }
 
     /** Undoes {@link #markReleased()} when the release was refused before anything changed. */
     void unmarkReleased() {
-        released.set(false);
+        released = false;
     }
 
     @Override

@@ -139,6 +139,49 @@ class MemoryManagerCloseRaceTest {
     }
 
     /**
+     * Groups closed while another thread's releaseAll takes their pages: each page goes back exactly once,
+     * whichever of the two gets it (a close that finds some of its pages gone gives back the rest), so at the
+     * end every page is free and can be handed out again, none twice.
+     */
+    @Test
+    void groupsClosedWhileReleaseAllTakesTheirPagesGiveEveryPageBackOnce() throws Exception {
+        List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+        int pages = 64;
+        try (MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
+                .pageAccess(PageAccess.SHARED).pageSize(4096).totalSize(pages * 4096L).build()) {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger releasedByReleaseAll = new AtomicInteger();
+            Thread releaser = Thread.ofPlatform().daemon().start(() -> {
+                while (!stop.get()) {
+                    mm.releaseAll("worker");
+                }
+            });
+            java.util.Random random = new java.util.Random(7);
+            try {
+                for (int round = 0; round < 20_000; round++) {
+                    PageGroup group = mm.allocateGroup("worker", 1 + random.nextInt(16));
+                    try {
+                        group.close();
+                    } catch (IllegalStateException takenByReleaseAll) {
+                        assertThat(takenByReleaseAll).hasMessageContaining("already released");
+                        releasedByReleaseAll.incrementAndGet();
+                    }
+                }
+            } finally {
+                stop.set(true);
+                releaser.join(10_000);
+            }
+            mm.releaseAll("worker");
+            assertThat(mm.usedPages()).isZero();
+            assertThat(mm.freePages()).isEqualTo(pages);
+            List<MemorySegment> all = mm.allocatePages("check", pages);
+            assertThat(all.stream().map(MemorySegment::address).distinct().count()).isEqualTo(pages);
+            mm.release(all);
+        }
+        assertThat(reports).isEmpty();
+    }
+
+    /**
      * A thread that allocates a CONFINED page of {@code owner} and stays alive until {@code done}, and a
      * second that keeps releasing that page from the wrong thread (refused) until {@code stop}.
      *

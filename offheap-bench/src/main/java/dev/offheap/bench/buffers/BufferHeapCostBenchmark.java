@@ -10,7 +10,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -65,7 +64,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p> * {@code managerPagesPreallocated} builds the manager with {@code preallocate(true)},
  * {@code managerPagesOnDemand} with {@code preallocate(false)}; both 96 MiB, NATIVE, CONFINED,
- * {@code pageSize = blockSize}, no MBean. The other variants are as in {@link BufferRoundBenchmark}.
+ * {@code pageSize = blockSize}, no MBean. {@code managerPageGroupOnDemand} is the on-demand manager with
+ * the pages allocated as one {@code PageGroup} ({@code allocateGroup}): what it keeps is the group and
+ * each page's number, no segment per page (a segment is made when a page is asked for).
+ * The other variants are as in {@link BufferRoundBenchmark}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -187,15 +189,20 @@ public class BufferHeapCostBenchmark {
 
     @Benchmark
     public void managerPagesPreallocated(HeapCost cost, Blackhole bh) {
-        measureManager(true, cost, bh);
+        measureManager(true, false, cost, bh);
     }
 
     @Benchmark
     public void managerPagesOnDemand(HeapCost cost, Blackhole bh) {
-        measureManager(false, cost, bh);
+        measureManager(false, false, cost, bh);
     }
 
-    private void measureManager(boolean preallocate, HeapCost cost, Blackhole bh) {
+    @Benchmark
+    public void managerPageGroupOnDemand(HeapCost cost, Blackhole bh) {
+        measureManager(false, true, cost, bh);
+    }
+
+    private void measureManager(boolean preallocate, boolean grouped, HeapCost cost, Blackhole bh) {
         Object owner = new Object();
         long before = BufferExperiment.usedHeapAfterGc();
         MemoryManager manager = MemoryManager.builder()
@@ -209,7 +216,8 @@ public class BufferHeapCostBenchmark {
                 .build();
         try {
             long built = BufferExperiment.usedHeapAfterGc();
-            List<MemorySegment> pages = manager.allocatePages(owner, BufferExperiment.blockCount(blockSize));
+            Object pages = grouped ? manager.allocateGroup(owner, BufferExperiment.blockCount(blockSize))
+                    : manager.allocatePages(owner, BufferExperiment.blockCount(blockSize));
             long allocated = BufferExperiment.usedHeapAfterGc();
             cost.record(allocated - before);
             cost.recordManager(built - before, allocated - built);

@@ -42,6 +42,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *     {@code allocatePages(owner, n)} + {@code release(list)} for more.
  * <li>{@code managerShared}: the same with SHARED pages; each release closes a shared scope,
  *     which costs a JVM-wide handshake.
+ * <li>{@code groupConfined}, {@code groupShared}: the same managers, the pages allocated as one
+ *     {@code PageGroup} ({@code allocateGroup(owner, n)}), each page's segment made by
+ *     {@code page(i)}, the group closed: one scope for all pages, one handshake for a SHARED group.
  * <li>{@code arenaConfined}, {@code arenaShared}: one {@code Arena.ofConfined()} /
  *     {@code Arena.ofShared()} per page, {@code allocate(pageSize)} and {@code close()}.
  * <li>{@code revocableFloor} (a reference, not a goal): what a revocable page costs with no
@@ -83,6 +86,16 @@ public class PageAllocationBenchmark {
     @Benchmark
     public long managerShared(SharedManager manager) {
         return PageOps.manager(manager.manager, pageCount, this);
+    }
+
+    @Benchmark
+    public long groupConfined(ConfinedManager manager) {
+        return PageOps.managerGroup(manager.manager, pageCount, this);
+    }
+
+    @Benchmark
+    public long groupShared(SharedManager manager) {
+        return PageOps.managerGroup(manager.manager, pageCount, this);
     }
 
     @Benchmark

@@ -2,6 +2,7 @@ package dev.offheap.bench.manager;
 
 import dev.offheap.bench.baseline.ThirdPartyForks;
 import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.PageGroup;
 import dev.offheap.memory.MemoryType;
 import dev.offheap.memory.PageAccess;
 import java.lang.foreign.Arena;
@@ -84,6 +85,17 @@ final class PageOps {
             sum += touch(pages.get(i), i);
         }
         manager.release(pages);
+        return sum;
+    }
+
+    /** {@link #manager}, with the pages allocated and released as one {@link PageGroup}. */
+    static long managerGroup(MemoryManager manager, int count, Object owner) {
+        long sum = 0;
+        try (PageGroup group = manager.allocateGroup(owner, count)) {
+            for (int i = 0; i < count; i++) {
+                sum += touch(group.page(i), i + 1);
+            }
+        }
         return sum;
     }
 

@@ -71,6 +71,8 @@ public record Suites(List<Suite> all) {
                 Goal.faster("MemoryManager allocate+release at least 5x faster than Flink's off-heap page "
                         + "allocation (MemorySegmentFactory.allocateOffHeapUnsafeMemory + free)", 5, manager,
                         Goal.Variant.of(one, "flinkUnsafe")),
+                Goal.faster("The same, the pages allocated and released as one PageGroup (allocateGroup)", 5,
+                        Goal.Variant.of(one, "groupConfined"), Goal.Variant.of(one, "flinkUnsafe")),
                 Goal.faster("MemoryManager allocate+release at least 100x faster than an Arena.ofShared() per page",
                         100, manager, Goal.Variant.of(one, "arenaShared")),
                 Goal.faster("MemoryManager at 2 threads: at least 1.6x the 1-thread throughput", 1.6,
@@ -84,6 +86,8 @@ public record Suites(List<Suite> all) {
                 Goal.valueAtMost("Heap cost of the manager and its pages at most 1% of the managed memory with 4 KiB "
                         + "pages (heapPercentOfData; the 4 MiB row for comparison)", 1.0,
                         Goal.Variant.of(heap, "managerPagesOnDemand").metric("heapPercentOfData")),
+                Goal.valueAtMost("The same, the pages held as one PageGroup (allocateGroup)", 1.0,
+                        Goal.Variant.of(heap, "managerPageGroupOnDemand").metric("heapPercentOfData")),
                 Goal.value("Heap cost of 4 KiB direct ByteBuffers, % of the data (reported)",
                         Goal.Variant.of(heap, "directByteBuffers").metric("heapPercentOfData")));
     }

@@ -34,7 +34,8 @@ class StandardGoalsTest {
                 "UninitializedAllocationTwoThreadsBenchmark.pooled",
                 "FragmentationBenchmark.pooled[trimmedFootprintRatio]",
                 "PageAllocationBenchmark.flinkUnsafe", "PageAllocationTwoThreadsBenchmark.managerConfined",
-                "BufferHeapCostBenchmark.managerPagesOnDemand[heapPercentOfData]");
+                "BufferHeapCostBenchmark.managerPagesOnDemand[heapPercentOfData]",
+                "PageAllocationBenchmark.groupConfined", "BufferHeapCostBenchmark.managerPageGroupOnDemand[heapPercentOfData]");
     }
 
     @Test
