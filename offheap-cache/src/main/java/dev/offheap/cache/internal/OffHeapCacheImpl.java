@@ -1717,6 +1717,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
             @Override
             public boolean hasNext() {
+                // also with an entry looked ahead: after close, next() handed out that entry (read before the
+                // close) instead of throwing, where keys() and every other call throw
+                checkOpen();
                 while (next == null && cursor.hasNext()) {
                     byte[] k = cursor.next();
                     // not an access: iterating (a sweep, a metrics export, containsValue) would otherwise keep

@@ -1357,7 +1357,6 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     public Iterator<Cache.Entry<K, V>> iterator() {
         ensureOpen();
         Iterator<Map.Entry<K, Expirable<V>>> entries = store.entries();
-        long now = System.currentTimeMillis();
         return new Iterator<>() {
             private CacheEntry<K, V> next;
             /** The key of the next entry as the store gave it; the entry holds a copy (see copyOfKey). */
@@ -1371,6 +1370,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 while (next == null && entries.hasNext()) {
                     Map.Entry<K, Expirable<V>> candidate = entries.next();
                     Expirable<V> stored = candidate.getValue();
+                    // the clock of this look, not of the iterator's creation: with that one an iteration that
+                    // went on handed out entries expired since, and an access expiry renewed them from then
+                    long now = System.currentTimeMillis();
                     if (stored.isExpiredAt(now)) {
                         continue;
                     }
