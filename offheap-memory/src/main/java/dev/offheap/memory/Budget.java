@@ -358,9 +358,17 @@ public final class Budget implements AutoCloseable {
         return (raw & CLOSED_MARK) != 0 ? 0 : bytes(raw);
     }
 
-    /** @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it) */
+    /**
+     * @return the bytes this budget holds from its parent (its reservation plus what it drew beyond it);
+     * 0 once closed, since close gave everything back
+     */
     public long reserved() {
-        return parent == null ? used() : Math.max(reservation, used());
+        if (parent == null) {
+            return used();
+        }
+        // the reservation too went back at close: reporting it still held told the parent's usage report
+        // and callers that a closed child cost bytes it no longer had
+        return closed ? 0 : Math.max(reservation, used());
     }
 
     /** @return the reservation given at creation, in bytes (0 for a root) */
@@ -375,10 +383,12 @@ public final class Budget implements AutoCloseable {
 
     /**
      * @return bytes that could be reserved now as far as this budget's own limit goes; an ancestor
-     * may still refuse
+     * may still refuse. 0 once closed, since reserving then throws
      */
     public long available() {
-        return Math.max(0, ceiling - used());
+        // used() reads 0 once closed: without the check a closed budget offered its whole limit, inviting
+        // callers (a memory manager's freePages, a spill's "bytes needed") to reserve into it
+        return closed ? 0 : Math.max(0, ceiling - used());
     }
 
     /** @return the short name */

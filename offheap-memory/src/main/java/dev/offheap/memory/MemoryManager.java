@@ -1,6 +1,7 @@
 package dev.offheap.memory;
 
 import dev.offheap.memory.internal.FileSpace;
+import dev.offheap.memory.internal.MappedRegions;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
 import dev.offheap.memory.internal.SlotStack;
 import dev.offheap.memory.internal.SpillEvent;
@@ -60,6 +61,10 @@ import java.util.function.Consumer;
  * <p>When a request cannot be met, the manager asks the owners that registered a
  * {@link SpillCallback}, largest user first, to give memory back, retries, and only then throws
  * {@link BudgetExceededException}; nothing is half-allocated.
+ *
+ * <p>Pages that are used and released together can be allocated as one {@link PageGroup}
+ * ({@link #allocateGroup(Object, int)}): one scope for all of them, 4 bytes of heap per page instead of
+ * a segment, a scope and a lease each, and one revocation when the group closes.
  *
  * <h2>Safety</h2>
  * Every page handed out is a {@link MemorySegment} with a scope of its own. Releasing the page, or
@@ -1573,6 +1578,9 @@ public final class MemoryManager implements AutoCloseable {
                 MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
                 // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
                 lockForManager(channel, absolute);
+                // pages are reinterpreted slices, which no longer say they are mapped: Segments.fill must still
+                // keep them from memset, which a truncated file would turn into a JVM crash
+                MappedRegions.register(memory);
                 mapped = true;
                 return new Chunk(0, memory, arena, channel);
             } catch (FileSpace.FileSpaceException e) {
@@ -1769,6 +1777,7 @@ public final class MemoryManager implements AutoCloseable {
             if (retained.decrementAndGet() == 0) {
                 arena.close();
                 if (file != null) {
+                    MappedRegions.unregister(memory); // unmapped now: the addresses may serve native memory next
                     try {
                         file.close();
                     } catch (IOException e) {

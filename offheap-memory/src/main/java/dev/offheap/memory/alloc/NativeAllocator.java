@@ -187,7 +187,20 @@ public final class NativeAllocator implements Allocator {
             discard(address, byteSize);
             throw Checks.closed(name);
         }
-        return MemorySegment.ofAddress(address).reinterpret(byteSize, scope, null);
+        try {
+            return MemorySegment.ofAddress(address).reinterpret(byteSize, scope, null);
+        } catch (IllegalStateException e) {
+            // a close() racing this one closed the scope after the put: the JDK's bare "Already closed" named
+            // neither the allocator nor the cause. Whoever takes the entry out of the table frees it: this
+            // thread, or close()'s drain if it got there first (never both)
+            if (scope.scope().isAlive()) {
+                throw e;
+            }
+            if (table.remove(address, byteSize) >= 0) {
+                discard(address, byteSize);
+            }
+            throw Checks.closed(name);
+        }
     }
 
     // reinterpret is restricted: the address was just allocated with at least size bytes.
@@ -210,10 +223,20 @@ public final class NativeAllocator implements Allocator {
         return address;
     }
 
+    /** Frees an allocation that was never handed out: a close() racing its allocation refused it. */
     private void discard(long address, long byteSize) {
         Arena own = ownScopes.remove(address);
-        if (own != null) {
-            own.close();
+        if (own != null && own.scope().isAlive()) {
+            try {
+                own.close();
+            } catch (IllegalStateException e) {
+                // close() closed it meanwhile (it closes every registered scope before its drain); nothing can
+                // hold it, since nobody had the segment. Before, this threw "Already closed" from here and skipped
+                // the free below: the memory stayed allocated and the budget charged for good
+                if (own.scope().isAlive()) {
+                    throw e;
+                }
+            }
         }
         if (tracker != null) {
             tracker.untrack(address);

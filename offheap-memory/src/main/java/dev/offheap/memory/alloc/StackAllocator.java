@@ -69,6 +69,8 @@ public final class StackAllocator implements AutoCloseable {
     private final List<ThreadStack> stacks = new ArrayList<>();
     private long stacksCreated;
     private volatile boolean closed;
+    /** Whether this is the process-wide default, which {@link #close()} refuses. */
+    private boolean isDefault;
 
     private StackAllocator(Builder b) {
         this.name = b.name != null ? b.name : "stack-" + NAMES.incrementAndGet();
@@ -90,6 +92,7 @@ public final class StackAllocator implements AutoCloseable {
             IllegalArgumentException failure = null;
             try {
                 instance = builder().name("default").build();
+                instance.isDefault = true;
             } catch (IllegalArgumentException e) {
                 failure = e;
             }
@@ -119,7 +122,8 @@ public final class StackAllocator implements AutoCloseable {
     }
 
     /**
-     * @return the process-wide default stack allocator that {@link #push()} uses; it is never closed
+     * @return the process-wide default stack allocator that {@link #push()} uses; it is never closed:
+     * its {@link #close()} throws {@link UnsupportedOperationException}
      * @throws IllegalArgumentException if the debug system properties were malformed at the first use
      */
     public static StackAllocator defaultStack() {
@@ -206,9 +210,19 @@ public final class StackAllocator implements AutoCloseable {
      * and only it can close them, so its stack stays allocated (and counted in the budget) until that
      * thread ends; the thread can still use the segments of its open frames and pop them, and can push no
      * new frame. Closing twice does nothing.
+     *
+     * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
+     *                                       every thread's {@link #push()} shares and which is never closed
      */
     @Override
     public void close() {
+        if (isDefault) {
+            // closed, it would refuse every push() of every thread of the process, for good, and free the
+            // stacks under frames other threads have open: the same refusal as Arena.global().close()
+            throw new UnsupportedOperationException("the process-wide default stack allocator (StackAllocator.defaultStack()) "
+                    + "is shared by every thread's StackAllocator.push() and cannot be closed; build an allocator of your"
+                    + " own with StackAllocator.builder() to close it");
+        }
         List<ThreadStack> all;
         synchronized (stacks) {
             if (closed) {

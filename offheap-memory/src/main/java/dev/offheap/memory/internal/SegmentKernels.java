@@ -237,14 +237,16 @@ public final class SegmentKernels extends SegmentKernel {
      * 24-25 ns at 128 and 256 B). The loop stores through the segment, so scope and bounds are checked.
      * Mapped segments never go to {@code memset}: a store to a mapping past the end of its file (the
      * file was truncated, or a sparse file's disk is full) faults, which the JDK's accessors turn
-     * into an {@link InternalError} but which kills the JVM with SIGBUS inside a downcall.
+     * into an {@link InternalError} but which kills the JVM with SIGBUS inside a downcall. That includes
+     * a mapped manager's pages, which {@code reinterpret} made plain native segments ({@code isMapped()}
+     * false): {@link MappedRegions} knows their memory.
      */
     @Override
     public void fill(MemorySegment s, long offset, long length, byte value) {
         checkRange(s, offset, length);
         MemorySegment region = s.asSlice(offset, length);
         if (length >= VECTOR_FILL_FROM && region.isNative() && !region.isReadOnly()) {
-            if (length >= NativeFill.THRESHOLD && !region.isMapped()) {
+            if (length >= NativeFill.THRESHOLD && !region.isMapped() && !MappedRegions.overlaps(region)) {
                 NativeFill.fill(region, value);
             } else {
                 fillByLongs(region, value);
