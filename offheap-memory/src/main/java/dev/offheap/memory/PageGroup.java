@@ -88,7 +88,7 @@ public final class PageGroup implements AutoCloseable {
         if (released) {
             return false;
         }
-        return lease.arena() != null ? lease.arena().scope().isAlive() : manager.isGroupLeased(this);
+        return lease.arena != null ? lease.arena.scope().isAlive() : manager.isGroupLeased(this);
     }
 
     /**
