@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Random sequences of page allocations, releases, reservations, bad releases and spills on a
+ * Random sequences of page allocations, page groups, releases, reservations, bad releases and spills on a
  * {@link MemoryManager}, checked against a model of what each owner holds: a request succeeds exactly
  * when it fits in what is left after the owners with a spill callback gave their pages back, a refused
  * request changes nothing, no page is ever held twice (each page keeps the stamp its holder wrote), a
@@ -38,8 +38,13 @@ class MemoryManagerFuzzTest {
     private record Held(MemorySegment page, long stamp) {
     }
 
+    /** A page group and the stamped segments of its pages. */
+    private record HeldGroup(PageGroup group, List<Held> pages) {
+    }
+
     private static final class Model {
         final List<List<Held>> pages = new ArrayList<>();
+        final List<List<HeldGroup>> groups = new ArrayList<>();
         final long[] reserved = new long[OWNERS];
         final List<MemorySegment> released = new ArrayList<>();
         long nextStamp = 1;
@@ -47,23 +52,53 @@ class MemoryManagerFuzzTest {
         Model() {
             for (int o = 0; o < OWNERS; o++) {
                 pages.add(new ArrayList<>());
+                groups.add(new ArrayList<>());
             }
         }
 
         long usedBytes() {
             long used = 0;
             for (int o = 0; o < OWNERS; o++) {
-                used += (long) pages.get(o).size() * PAGE_SIZE + reserved[o];
+                used += (long) pagesOf(o) * PAGE_SIZE + reserved[o];
             }
             return used;
         }
 
         int usedPages() {
             int used = 0;
-            for (List<Held> held : pages) {
-                used += held.size();
+            for (int o = 0; o < OWNERS; o++) {
+                used += pagesOf(o);
             }
             return used;
+        }
+
+        /** Single pages and pages of groups the owner holds. */
+        int pagesOf(int owner) {
+            int count = pages.get(owner).size();
+            for (HeldGroup group : groups.get(owner)) {
+                count += group.pages.size();
+            }
+            return count;
+        }
+
+        /** Stamps every page of a new group and records it. */
+        void holdGroup(int owner, PageGroup group) {
+            List<Held> held = new ArrayList<>();
+            for (int i = 0; i < group.size(); i++) {
+                MemorySegment page = group.page(i);
+                Held h = new Held(page, nextStamp++);
+                page.fill((byte) h.stamp);
+                page.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, h.stamp);
+                held.add(h);
+            }
+            groups.get(owner).add(new HeldGroup(group, held));
+        }
+
+        /** Forgets a group that is about to be released; its pages' stamps must still be its own. */
+        void forgetGroup(HeldGroup group) {
+            for (Held h : group.pages) {
+                forget(h);
+            }
         }
 
         Held hold(int owner, MemorySegment page) {
@@ -92,19 +127,24 @@ class MemoryManagerFuzzTest {
             if (data.consumeBoolean()) {
                 manager.registerSpillCallback(owner(SPILLING_OWNER), (m, wanted) -> {
                     List<Held> held = model.pages.get(SPILLING_OWNER);
-                    long freed = (long) held.size() * PAGE_SIZE;
+                    long freed = (long) model.pagesOf(SPILLING_OWNER) * PAGE_SIZE;
                     for (Held h : held) {
                         model.forget(h);
                         m.release(h.page);
                     }
                     held.clear();
+                    for (HeldGroup group : model.groups.get(SPILLING_OWNER)) {
+                        model.forgetGroup(group);
+                        group.group().close();
+                    }
+                    model.groups.get(SPILLING_OWNER).clear();
                     return freed;
                 });
             }
             int operations = 0;
             while (data.remainingBytes() > 0 && operations++ < 200) {
                 int owner = data.consumeInt(0, OWNERS - 1);
-                switch (data.consumeInt(0, 10)) {
+                switch (data.consumeInt(0, 13)) {
                     case 0, 1, 2 -> allocate(manager, model, owner, data.consumeBoolean() ? 1 : data.consumeInt(1, 8), totalPages);
                     case 3, 4 -> {
                         List<Held> held = model.pages.get(owner);
@@ -132,8 +172,18 @@ class MemoryManagerFuzzTest {
                             model.forget(h);
                         }
                         model.pages.get(owner).clear();
+                        for (HeldGroup group : model.groups.get(owner)) {
+                            model.forgetGroup(group);
+                        }
+                        List<HeldGroup> released = new ArrayList<>(model.groups.get(owner));
+                        model.groups.get(owner).clear();
+                        released.forEach(group -> assertThat(group.group().isAlive()).isTrue());
                         model.reserved[owner] = 0;
                         manager.releaseAll(owner(owner));
+                        for (HeldGroup group : released) {
+                            assertThat(group.group().isAlive()).as("a group after releaseAll").isFalse();
+                            assertThatThrownBy(() -> group.group().close()).isInstanceOf(IllegalStateException.class);
+                        }
                     }
                     case 7 -> {
                         long bytes = data.consumeLong(0, 3L * PAGE_SIZE);
@@ -156,6 +206,28 @@ class MemoryManagerFuzzTest {
                                     .isInstanceOf(IllegalStateException.class);
                         }
                     }
+                    case 11 -> allocateGroup(manager, model, owner, data.consumeInt(1, 8), totalPages);
+                    case 12 -> {
+                        List<HeldGroup> groups = model.groups.get(owner);
+                        if (!groups.isEmpty()) {
+                            HeldGroup victim = groups.remove(data.consumeInt(0, groups.size() - 1));
+                            model.forgetGroup(victim);
+                            victim.group().close();
+                            for (Held h : victim.pages()) {
+                                assertThatThrownBy(() -> h.page.get(ValueLayout.JAVA_BYTE, 0))
+                                        .as("a closed group's page").isInstanceOf(IllegalStateException.class);
+                            }
+                        }
+                    }
+                    case 13 -> {
+                        List<HeldGroup> groups = model.groups.get(owner);
+                        if (!groups.isEmpty()) {
+                            HeldGroup group = groups.get(data.consumeInt(0, groups.size() - 1));
+                            MemorySegment page = group.pages().get(data.consumeInt(0, group.pages().size() - 1)).page;
+                            assertThatThrownBy(() -> manager.release(page)).as("a group's page released alone")
+                                    .isInstanceOf(IllegalArgumentException.class);
+                        }
+                    }
                     default -> {
                         List<Held> held = model.pages.get(owner);
                         MemorySegment foreign = held.isEmpty() || data.consumeBoolean()
@@ -167,14 +239,17 @@ class MemoryManagerFuzzTest {
                 }
                 check(manager, model);
             }
-            for (List<Held> held : model.pages) {
-                for (Held h : held) {
-                    checkStamp(h);
+            for (int o = 0; o < OWNERS; o++) {
+                model.pages.get(o).forEach(MemoryManagerFuzzTest::checkStamp);
+                for (HeldGroup group : model.groups.get(o)) {
+                    group.pages().forEach(MemoryManagerFuzzTest::checkStamp);
                 }
             }
         }
-        for (List<Held> held : model.pages) {
-            for (Held h : held) {
+        for (int o = 0; o < OWNERS; o++) {
+            List<Held> all = new ArrayList<>(model.pages.get(o));
+            model.groups.get(o).forEach(group -> all.addAll(group.pages()));
+            for (Held h : all) {
                 assertThatThrownBy(() -> h.page.get(ValueLayout.JAVA_BYTE, 0)).as("a page after close")
                         .isInstanceOf(IllegalStateException.class);
             }
@@ -199,6 +274,20 @@ class MemoryManagerFuzzTest {
         assertThat(model.usedBytes()).as("a granted request fits").isLessThanOrEqualTo((long) totalPages * PAGE_SIZE);
     }
 
+    private static void allocateGroup(MemoryManager manager, Model model, int owner, int count, int totalPages) {
+        PageGroup group;
+        try {
+            group = manager.allocateGroup(owner(owner), count);
+        } catch (BudgetExceededException refused) {
+            assertThat(model.usedBytes() + (long) count * PAGE_SIZE).as("a refused group did not fit")
+                    .isGreaterThan((long) totalPages * PAGE_SIZE);
+            return;
+        }
+        assertThat(group.size()).isEqualTo(count);
+        model.holdGroup(owner, group);
+        assertThat(model.usedBytes()).as("a granted group fits").isLessThanOrEqualTo((long) totalPages * PAGE_SIZE);
+    }
+
     private static void reserve(MemoryManager manager, Model model, int owner, long bytes, int totalPages) {
         try {
             manager.reserve(owner(owner), bytes);
@@ -216,7 +305,7 @@ class MemoryManagerFuzzTest {
         assertThat(manager.usedBytes()).as("bytes used").isEqualTo(model.usedBytes());
         Map<String, Long> expected = new HashMap<>();
         for (int o = 0; o < OWNERS; o++) {
-            long bytes = (long) model.pages.get(o).size() * PAGE_SIZE + model.reserved[o];
+            long bytes = (long) model.pagesOf(o) * PAGE_SIZE + model.reserved[o];
             if (bytes > 0) {
                 expected.put(owner(o), bytes);
             }
