@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.lang.ref.WeakReference;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,14 +27,20 @@ import java.util.function.ToLongFunction;
  * {@code NaN} (gauges) or their last counts stop moving. The meters hold the cache weakly, as
  * Micrometer's own cache binders do: binding a cache does not keep it alive, and once it is collected
  * (a cache that is never closed gives its memory back then, see {@link OffHeapCache#close()}) they
- * report {@code NaN} as well. Thread-safe.
+ * report {@code NaN} as well. The binder holds it weakly too, so keeping the binder does not keep the cache
+ * either; binding a binder whose cache was collected registers nothing. Thread-safe.
  *
  * <pre>{@code
  * new OffHeapCacheMetrics(cache, "offers", Tags.empty()).bindTo(registry);
  * }</pre>
  */
 public final class OffHeapCacheMetrics implements MeterBinder {
-    private final OffHeapCache<?, ?> cache;
+    /**
+     * Weak, as the meters' references are: an application that keeps its binders (a container's list of
+     * {@code MeterBinder}s) and drops a cache without closing it would otherwise keep the cache reachable,
+     * and the cleaner that gives an unclosed cache's native memory back would never run.
+     */
+    private final WeakReference<OffHeapCache<?, ?>> cacheRef;
     private final Tags tags;
 
     /**
@@ -43,13 +50,13 @@ public final class OffHeapCacheMetrics implements MeterBinder {
      * @throws NullPointerException if an argument is null
      */
     public OffHeapCacheMetrics(OffHeapCache<?, ?> cache, String cacheName, Iterable<Tag> tags) {
-        this.cache = Objects.requireNonNull(cache, "cache");
+        this.cacheRef = new WeakReference<>(Objects.requireNonNull(cache, "cache"));
         Objects.requireNonNull(cacheName, "cacheName");
         this.tags = Tags.concat(Objects.requireNonNull(tags, "tags"), "cache", cacheName);
     }
 
     /**
-     * Registers the meters.
+     * Registers the meters; none once the cache has been collected.
      *
      * @param registry where to register them
      * @throws NullPointerException if {@code registry} is null
@@ -57,18 +64,23 @@ public final class OffHeapCacheMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        counter(registry, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), null,
+        OffHeapCache<?, ?> cache = cacheRef.get();
+        if (cache == null) {
+            return; // collected: its meters would only ever report NaN
+        }
+        counter(registry, cache, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), null,
                 CacheStats::hitCount);
-        counter(registry, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), null,
+        counter(registry, cache, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), null,
                 CacheStats::missCount);
-        counter(registry, "cache.evictions", "entries evicted for size", Tags.empty(), null, CacheStats::evictionCount);
-        counter(registry, "cache.eviction.weight", "bytes of the entries evicted for size", Tags.empty(), "bytes",
-                CacheStats::evictionBytes);
-        counter(registry, "cache.expirations", "entries removed because they expired", Tags.empty(), null,
+        counter(registry, cache, "cache.evictions", "entries evicted for size", Tags.empty(), null,
+                CacheStats::evictionCount);
+        counter(registry, cache, "cache.eviction.weight", "bytes of the entries evicted for size", Tags.empty(),
+                "bytes", CacheStats::evictionBytes);
+        counter(registry, cache, "cache.expirations", "entries removed because they expired", Tags.empty(), null,
                 CacheStats::expirationCount);
-        counter(registry, "cache.load", "loads that returned a value", Tags.of("result", "success"), null,
+        counter(registry, cache, "cache.load", "loads that returned a value", Tags.of("result", "success"), null,
                 CacheStats::loadSuccessCount);
-        counter(registry, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"), null,
+        counter(registry, cache, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"), null,
                 CacheStats::loadFailureCount);
         // the count is a long: once the cache is closed it keeps its last value rather than falling to 0, which
         // a backend that rates it would read as a reset (the total time reports NaN, as the counters do)
@@ -84,19 +96,21 @@ public final class OffHeapCacheMetrics implements MeterBinder {
                         },
                         c -> stat(c, CacheStats::totalLoadTimeNanos), TimeUnit.NANOSECONDS)
                 .tags(tags).description("time spent loading").register(registry);
-        gauge(registry, "cache.size", "entries now", null, c -> c.size());
-        gauge(registry, "cache.weight", "bytes the entries use: keys, values, headers", "bytes", c -> c.weightedSize());
-        gauge(registry, "cache.memory.used", "bytes in use, tables included", "bytes", c -> c.stats().usedBytes());
-        gauge(registry, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
+        gauge(registry, cache, "cache.size", "entries now", null, c -> c.size());
+        gauge(registry, cache, "cache.weight", "bytes the entries use: keys, values, headers", "bytes",
+                c -> c.weightedSize());
+        gauge(registry, cache, "cache.memory.used", "bytes in use, tables included", "bytes",
+                c -> c.stats().usedBytes());
+        gauge(registry, cache, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
     }
 
-    private void counter(MeterRegistry registry, String name, String description, Tags extra, String unit,
-                         ToLongFunction<CacheStats> count) {
+    private void counter(MeterRegistry registry, OffHeapCache<?, ?> cache, String name, String description,
+                         Tags extra, String unit, ToLongFunction<CacheStats> count) {
         FunctionCounter.builder(name, cache, c -> stat(c, count)).tags(tags).tags(extra)
                 .description(description).baseUnit(unit).register(registry);
     }
 
-    private void gauge(MeterRegistry registry, String name, String description, String unit,
+    private void gauge(MeterRegistry registry, OffHeapCache<?, ?> cache, String name, String description, String unit,
                        ToDoubleFunction<OffHeapCache<?, ?>> value) {
         Gauge.builder(name, cache, c -> c.isClosed() ? Double.NaN : value.applyAsDouble(c)).tags(tags)
                 .description(description).baseUnit(unit).register(registry);

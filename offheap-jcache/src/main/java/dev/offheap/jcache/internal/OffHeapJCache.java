@@ -1469,25 +1469,42 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 + configuration.getClass().getName() + ", not a " + type.getName());
     }
 
+    /**
+     * Switches statistics, registering or unregistering the statistics bean. Does nothing once the cache is
+     * closed: the manager's {@code enableStatistics} may have found the cache open just before a close.
+     */
     void setStatisticsEnabled(boolean enabled) {
         synchronized (configuration) { // see getConfiguration
             configuration.setStatisticsEnabled(enabled);
         }
         if (enabled) {
-            MBeans.register(statistics, statisticsName);
+            registerUnlessClosed(statistics, statisticsName);
         } else {
             MBeans.unregister(statistics, statisticsName);
         }
     }
 
+    /** Switches management as {@link #setStatisticsEnabled} switches statistics. */
     void setManagementEnabled(boolean enabled) {
         synchronized (configuration) { // see getConfiguration
             configuration.setManagementEnabled(enabled);
         }
         if (enabled) {
-            MBeans.register(configurationBean, configurationName);
+            registerUnlessClosed(configurationBean, configurationName);
         } else {
             MBeans.unregister(configurationBean, configurationName);
+        }
+    }
+
+    /**
+     * Registers a bean of this cache unless it is closed. Under the lock close() sets {@code closed} with:
+     * a registration after close() had unregistered its beans (an enableStatistics that found the cache
+     * open just before) left the closed cache's bean in the platform server for good, holding the cache,
+     * and a new cache of the name found the name taken and got none.
+     */
+    private synchronized void registerUnlessClosed(Object bean, ObjectName objectName) {
+        if (!closed) {
+            MBeans.register(bean, objectName);
         }
     }
 
