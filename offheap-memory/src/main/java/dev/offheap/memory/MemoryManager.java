@@ -1346,13 +1346,15 @@ public final class MemoryManager implements AutoCloseable {
                 } finally {
                     depth[0]--;
                 }
+                // the event's duration is the callback's (SpillEvent's description), not the drain and page
+                // table pass that count what it freed
+                event.end();
                 drainMagazines();
                 pagesByOwner = countPagesByOwner();
                 // pages the callback quarantined (a releaseAll of pages confined to a live thread) left the owner
                 // but are not free: they count in the budget until their thread releases them or ends
                 long quarantined = Math.max(0, quarantinedPages.get() - quarantinedBefore);
                 long freed = Math.max(0, before - usedBytesOf(candidate, pagesByOwner) - (quarantined << pageShift));
-                event.end();
                 if (event.shouldCommit()) {
                     event.manager = name;
                     event.requester = requester.label;
