@@ -448,7 +448,12 @@ public final class MemoryManager implements AutoCloseable {
                     + " page group; its pages are released together, by closing the group");
         }
         if (lease.isQuarantined()) {
-            releaseQuarantined(slot, lease);
+            try {
+                releaseQuarantined(slot, lease);
+            } catch (IllegalStateException inUse) {
+                throw new IllegalStateException("page " + slot + " of memory manager '" + name + "' is in use by a"
+                        + " native call (its scope is acquired); release it once the call returned", inUse);
+            }
             return -1;
         }
         if (lease.thread != null && lease.thread != Thread.currentThread() && lease.thread.isAlive()) {
@@ -509,7 +514,9 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * Releases every page and reservation of {@code owner} and forgets its spill callback. Pages
-     * confined to another live thread are quarantined (see the class description). Does nothing for
+     * confined to another live thread are quarantined (see the class description), and so are
+     * {@link PageAccess#SHARED} pages a native call holds (their scope is acquired) until the call
+     * returned and they are released or needed. Does nothing for
      * an unknown owner. Call it when the owner is done: pages that another thread allocates for the
      * same owner while this runs may be missed (they are still revoked and freed by {@link #close()}).
      *
@@ -694,7 +701,10 @@ public final class MemoryManager implements AutoCloseable {
         return budget;
     }
 
-    /** @return pages released from another thread while confined to a live one, not yet reusable */
+    /**
+     * @return pages released from another thread while confined to a live one, or while a native call held
+     *         them, not yet reusable
+     */
     public int quarantinedPages() {
         return quarantinedPages.get();
     }
@@ -972,7 +982,7 @@ public final class MemoryManager implements AutoCloseable {
             }
             return group.heapPages[index];
         }
-        if (!lease.arena.scope().isAlive()) {
+        if (group.isReleased() || !lease.arena.scope().isAlive()) {
             throw groupReleased();
         }
         Chunk chunk = chunks[slot >>> chunkShift];
@@ -1003,32 +1013,28 @@ public final class MemoryManager implements AutoCloseable {
             throw new WrongThreadException("page group of memory manager '" + name + "' is confined to thread '"
                     + lease.thread.getName() + "'; close it from that thread, or build the manager with PageAccess.SHARED");
         }
-        if (!group.markReleased()) {
+        if (!group.beginClose()) {
             if (closed) {
                 return;
             }
-            throw new IllegalStateException("page group of memory manager '" + name + "' was already released (closed twice)");
+            throw new IllegalStateException("page group of memory manager '" + name + "' was already released"
+                    + (group.isReleased() ? " (closed twice)" : ", or is being closed by another thread"));
         }
         try {
             revoke(lease);
         } catch (IllegalStateException inUse) {
-            group.unmarkReleased();
+            group.closeRefused();
             throw new IllegalStateException("page group of memory manager '" + name + "' is in use by a native call"
                     + " (its scope is acquired); close it once the call returned", inUse);
         }
+        group.closed();
         // Usually every slot is still the group's: then they all go back as they are, with no copy. A slot
         // releaseAll took meanwhile (another thread's) is left out, and those after it are copied.
         int[] slots = group.slots;
         int[] released = slots;
         int found = 0;
         for (int i = 0; i < slots.length; i++) {
-            Object state = SLOT_STATE.getAcquire(slotState, stateIndex(slots[i]));
-            boolean quarantined = state instanceof Lease held && held != lease && held.isQuarantined()
-                    && lease.arena != null && held.arena == lease.arena;
-            if ((state == lease || quarantined) && SLOT_STATE.compareAndSet(slotState, stateIndex(slots[i]), state, null)) {
-                if (quarantined) {
-                    quarantinedPages.decrementAndGet();
-                }
+            if (takeGroupSlot(slots[i], lease)) {
                 if (released != slots) {
                     released[found] = slots[i];
                 }
@@ -1041,6 +1047,30 @@ public final class MemoryManager implements AutoCloseable {
         if (found == 0 && !closed) {
             throw new IllegalStateException("page group of memory manager '" + name + "' was already released, by"
                     + " releaseAll of its owner");
+        }
+    }
+
+    /**
+     * Empties a slot still leased to the group, or quarantined from it by a releaseAll on another thread.
+     * Tried again when the compare-and-set fails: a releaseAll quarantining the slot between the read and the
+     * compare-and-set left it quarantined with the group closed, stranded until the group's thread ended.
+     *
+     * @return whether this call emptied the slot (the caller recycles it)
+     */
+    private boolean takeGroupSlot(int slot, Lease lease) {
+        while (true) {
+            Object state = SLOT_STATE.getAcquire(slotState, stateIndex(slot));
+            boolean quarantined = state instanceof Lease held && held != lease && held.isQuarantined()
+                    && lease.arena != null && held.arena == lease.arena;
+            if (state != lease && !quarantined) {
+                return false; // taken by releaseAll or close, or handed to another owner since
+            }
+            if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), state, null)) {
+                if (quarantined) {
+                    quarantinedPages.decrementAndGet();
+                }
+                return true;
+            }
         }
     }
 
@@ -1219,21 +1249,42 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Releases a leased slot on behalf of releaseAll: quarantines it if the JDK does not allow revoking it here. */
+    /**
+     * Releases a leased slot on behalf of releaseAll: quarantines it if the JDK does not allow revoking it here
+     * (confined to another live thread, or a shared page held by a native call).
+     */
     private void forceRelease(int slot, Lease lease) {
-        if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
-            return;
+        // Revoked (or found not revocable) with the lease still in its slot, which then changes in one
+        // compare-and-set. Emptied first and marked quarantined only after a refused revocation, the slot hid the
+        // page meanwhile from a close() scanning for pages to revoke or keep, which then freed the memory under
+        // the thread still using it (and from the owner's own release, which found it "already released").
+        boolean revoked = lease.thread == null || lease.thread == Thread.currentThread() || !lease.thread.isAlive();
+        if (revoked) {
+            try {
+                revoke(lease);
+            } catch (IllegalStateException inUse) {
+                // a shared page in a native call (its scope is acquired): thrown on, it left the owner's other
+                // pages unreleased, and this one (emptied) neither leased nor free for good
+                revoked = false;
+            }
         }
-        try {
-            revoke(lease);
-        } catch (WrongThreadException e) {
+        if (!revoked) {
             quarantinedPages.incrementAndGet();
-            SLOT_STATE.setRelease(slotState, stateIndex(slot), lease.quarantined());
+            if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, lease.quarantined())) {
+                quarantinedPages.decrementAndGet(); // released meanwhile, by its holder or by close
+            }
             return;
         }
-        recycle(slot);
+        if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
+            recycle(slot);
+        }
     }
 
+    /**
+     * Revokes a quarantined page and recycles it.
+     *
+     * @throws IllegalStateException if a native call still holds the page (its scope is acquired); it stays quarantined
+     */
     private void releaseQuarantined(int slot, Lease quarantined) {
         revoke(quarantined);
         if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), quarantined, null)) {
@@ -1242,15 +1293,19 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    /** Makes quarantined pages of ended threads reusable. */
+    /** Makes quarantined pages of ended threads, and shared ones no native call holds any more, reusable. */
     private void recycleQuarantinedOfEndedThreads() {
         if (quarantinedPages.get() == 0) {
             return;
         }
         for (int slot = 0; slot < totalPages; slot++) {
             if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.isQuarantined()
-                    && !lease.thread.isAlive()) {
-                releaseQuarantined(slot, lease);
+                    && (lease.thread == null || !lease.thread.isAlive())) {
+                try {
+                    releaseQuarantined(slot, lease);
+                } catch (IllegalStateException inUse) {
+                    // a shared page whose native call has not returned yet: it stays quarantined
+                }
             }
         }
     }

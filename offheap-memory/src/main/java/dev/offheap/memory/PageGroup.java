@@ -24,11 +24,15 @@ import java.lang.invoke.VarHandle;
  * SHARED group costs one JVM-wide handshake, however many pages it has.
  */
 public final class PageGroup implements AutoCloseable {
-    private static final VarHandle RELEASED;
+    private static final int OPEN = 0;
+    /** A close() is revoking the scope; it may still be refused (a native call holds a page). */
+    private static final int CLOSING = 1;
+    private static final int RELEASED = 2;
+    private static final VarHandle STATE;
 
     static {
         try {
-            RELEASED = MethodHandles.lookup().findVarHandle(PageGroup.class, "released", boolean.class);
+            STATE = MethodHandles.lookup().findVarHandle(PageGroup.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -39,8 +43,13 @@ public final class PageGroup implements AutoCloseable {
     final MemoryManager.Lease lease;
     /** The pages' segments when they are on the heap (a heap segment has no scope to share); else null. */
     final MemorySegment[] heapPages;
-    /** Set by the first {@link #close()}; a field with a VarHandle, not an AtomicBoolean: one object less per group. */
-    private volatile boolean released;
+    /**
+     * OPEN, CLOSING or RELEASED; moved by {@link #close()}. A field with a VarHandle, not an atomic object:
+     * one object less per group. Released, the group refuses {@link #page(int)} even where its scope stays
+     * open (a confined group closed from another thread after its own thread ended: the JDK cannot close
+     * the scope from there, and page(i) threw WrongThreadException).
+     */
+    private volatile int state;
 
     PageGroup(MemoryManager manager, int[] slots, MemoryManager.Lease lease, MemorySegment[] heapPages) {
         this.manager = manager;
@@ -72,8 +81,10 @@ public final class PageGroup implements AutoCloseable {
      * @param index which page, from 0 to {@code size() - 1}
      * @return a segment of {@link #pageSize()} bytes, valid until the group is released
      * @throws IndexOutOfBoundsException if {@code index} is negative or not below {@link #size()}
-     * @throws IllegalStateException     if the group was released (closed, or released by
-     *                                   {@link MemoryManager#releaseAll} or the manager's close)
+     * @throws IllegalStateException     if the group was released: closed, or revoked by
+     *                                   {@link MemoryManager#releaseAll} or the manager's close (a CONFINED
+     *                                   group that those ran on another thread for, while its own thread
+     *                                   lives, is kept for that thread instead: see {@link #isAlive()})
      * @throws WrongThreadException      if the group is confined to another thread (see the class description)
      */
     public MemorySegment page(int index) {
@@ -81,11 +92,14 @@ public final class PageGroup implements AutoCloseable {
     }
 
     /**
-     * @return whether the group can still be used: false once it was closed or released by
-     *         {@link MemoryManager#releaseAll} or the manager's close
+     * @return whether the group can still be used: false once it was closed, or revoked by
+     *         {@link MemoryManager#releaseAll} or the manager's close. A CONFINED group that another thread
+     *         released that way while the group's thread lives cannot be revoked from there: it stays
+     *         alive for its own thread (its pages quarantined, or kept after the manager's close, as single
+     *         pages are; see {@link MemoryManager}) until that thread closes it or ends.
      */
     public boolean isAlive() {
-        if (released) {
+        if (state == RELEASED) {
             return false;
         }
         return lease.arena != null ? lease.arena.scope().isAlive() : manager.isGroupLeased(this);
@@ -96,10 +110,10 @@ public final class PageGroup implements AutoCloseable {
      * {@link IllegalStateException}, and the pages may be handed to other owners. After the manager's
      * close this does nothing.
      *
-     * @throws IllegalStateException if the group was already closed, or its pages were released by
-     *                               {@link MemoryManager#releaseAll} (nothing changes then); or if a
-     *                               native call holds one of its pages (its scope is acquired): the group
-     *                               stays allocated, close it once the call returned
+     * @throws IllegalStateException if the group was already closed, or is being closed by another thread,
+     *                               or its pages were released by {@link MemoryManager#releaseAll} (nothing
+     *                               changes then); or if a native call holds one of its pages (its scope is
+     *                               acquired): the group stays allocated, close it once the call returned
      * @throws WrongThreadException  if the group is confined to another live thread; it stays allocated
      */
     @Override
@@ -108,17 +122,22 @@ public final class PageGroup implements AutoCloseable {
     }
 
     boolean isReleased() {
-        return released;
+        return state == RELEASED;
     }
 
-    /** @return true if this call marked the group released, false if it was marked already */
-    boolean markReleased() {
-        return RELEASED.compareAndSet(this, false, true);
+    /** @return true if this call began closing the group, false if another close began before */
+    boolean beginClose() {
+        return STATE.compareAndSet(this, OPEN, CLOSING);
     }
 
-    /** Undoes {@link #markReleased()} when the release was refused before anything changed. */
-    void unmarkReleased() {
-        released = false;
+    /** Reopens the group when its close was refused before anything changed. */
+    void closeRefused() {
+        state = OPEN;
+    }
+
+    /** Marks the group released, once its scope is revoked (or can no longer be reached). */
+    void closed() {
+        state = RELEASED;
     }
 
     @Override

@@ -1109,6 +1109,22 @@ abstract class MemoryManagerConformanceTest {
     }
 
     @Test
+    void aConfinedGroupClosedByAnotherThreadAfterItsThreadEndedRefusesItsPages() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
+        MemoryManager mm = newManager(4);
+        AtomicReference<PageGroup> made = new AtomicReference<>();
+        Thread worker = new Thread(() -> made.set(mm.allocateGroup("worker", 2)));
+        worker.start();
+        worker.join();
+        PageGroup group = made.get();
+        group.close(); // its thread ended: nobody can reach its scope, so another thread may close it
+        assertThat(group.isAlive()).isFalse();
+        assertThatThrownBy(() -> group.page(0)).as("released, not wrong thread").isInstanceOf(IllegalStateException.class)
+                .isNotInstanceOf(WrongThreadException.class).hasMessageContaining("released");
+        assertThat(mm.freePages()).isEqualTo(4);
+    }
+
+    @Test
     void sharedGroupsAreUsedAndClosedFromAnyThread() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(!confined());
         MemoryManager mm = newManager(4);
