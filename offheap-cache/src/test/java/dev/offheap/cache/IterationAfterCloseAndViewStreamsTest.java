@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Defects found in review: the entry iterator after close, streams of the map view. */
+/** The entry iterator after close, and streams of the map views over expiring and changing entries. */
 class IterationAfterCloseAndViewStreamsTest {
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 

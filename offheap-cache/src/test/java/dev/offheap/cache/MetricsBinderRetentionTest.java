@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.lang.ref.WeakReference;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,29 +35,12 @@ class MetricsBinderRetentionTest {
         WeakReference<OffHeapCache<String, String>> cache = new WeakReference<>(bound);
         bound = null;
 
-        assertThat(collectUntil(() -> cache.get() == null)).as("cache collected while its binder is kept").isTrue();
-        assertThat(collectUntil(() -> budget.used() == 0)).as("budget given back").isTrue();
+        assertThat(UnclosedCacheTest.collectUntil(() -> cache.get() == null)).as("cache collected while its binder is kept").isTrue();
+        assertThat(UnclosedCacheTest.collectUntil(() -> budget.used() == 0)).as("budget given back").isTrue();
         assertThat(registry.get("cache.size").gauge().value()).isNaN();
         // the binder is still usable: binding it again after the cache is gone registers nothing new
         SimpleMeterRegistry later = new SimpleMeterRegistry();
         binder.bindTo(later);
         assertThat(later.getMeters()).isEmpty();
-    }
-
-    private static boolean collectUntil(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            System.gc();
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
     }
 }

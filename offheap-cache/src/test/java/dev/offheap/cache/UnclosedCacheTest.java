@@ -175,7 +175,7 @@ class UnclosedCacheTest {
     }
 
     /** Asks for collections until the condition holds, for at most 30 seconds. */
-    private static boolean collectUntil(BooleanSupplier condition) {
+    static boolean collectUntil(BooleanSupplier condition) {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

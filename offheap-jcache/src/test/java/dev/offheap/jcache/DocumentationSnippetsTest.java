@@ -68,6 +68,7 @@ class DocumentationSnippetsTest {
     private static final List<Context> CONTEXTS = List.of(
             new Context("Budget.root(\"process\"", "", true),
             new Context("MemoryManager.builder()\n        .totalSize", "", true),
+            new Context("mm.allocateGroup(", "", true),
             new Context("offheap.memory.fraction-of-physical", "", false),
             new Context("registerSpillCallback", """
                     MemoryManager mm;

@@ -5,35 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.expiry.AccessedExpiryPolicy;
 import javax.cache.expiry.CreatedExpiryPolicy;
 import javax.cache.expiry.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Defects of the JCache layer found in review. */
-class IteratorExpiryClockTest {
-    private OffHeapCachingProvider provider;
-    private CacheManager manager;
-
-    @BeforeEach
-    void open() {
-        provider = new OffHeapCachingProvider();
-        manager = provider.getCacheManager();
-    }
-
-    @AfterEach
-    void close() {
-        provider.close();
-    }
-
+/** The iterator against entries that expire while it runs: each entry is judged by the clock of its own look. */
+class IteratorExpiryClockTest extends JCacheTestBase {
     private Cache<Integer, String> cache(String name, javax.cache.configuration.Factory<? extends javax.cache.expiry.ExpiryPolicy> expiry) {
-        OffHeapConfiguration<Integer, String> configuration = new OffHeapConfiguration<>();
-        configuration.setTypes(Integer.class, String.class);
-        configuration.setCapacityBytes(1L << 20);
+        OffHeapConfiguration<Integer, String> configuration = small(Integer.class, String.class);
         configuration.setStatisticsEnabled(true);
         configuration.setExpiryPolicyFactory(expiry);
         return manager.createCache(name, configuration);

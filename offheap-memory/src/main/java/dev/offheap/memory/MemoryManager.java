@@ -326,16 +326,10 @@ public final class MemoryManager implements AutoCloseable {
      */
     public List<MemorySegment> allocatePages(Object owner, int count) {
         Objects.requireNonNull(owner, "owner");
-        if (count <= 0) {
-            throw new IllegalArgumentException("page count must be at least 1, was " + count);
-        }
+        requirePageCount(count);
         ensureOpen();
         Magazine magazine = magazine();
         OwnerRecord record = record(owner, magazine);
-        if (count > totalPages) {
-            throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
-                    usedBytes(), List.of());
-        }
         int[] slots = takeSlots(record, magazine, count);
         List<MemorySegment> pages = new ArrayList<>(count);
         try {
@@ -379,16 +373,10 @@ public final class MemoryManager implements AutoCloseable {
      */
     public PageGroup allocateGroup(Object owner, int count) {
         Objects.requireNonNull(owner, "owner");
-        if (count <= 0) {
-            throw new IllegalArgumentException("page count must be at least 1, was " + count);
-        }
+        requirePageCount(count);
         ensureOpen();
         Magazine magazine = magazine();
         OwnerRecord record = record(owner, magazine);
-        if (count > totalPages) {
-            throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
-                    usedBytes(), List.of());
-        }
         int[] slots = takeSlots(record, magazine, count);
         try {
             return leaseGroup(slots, record);
@@ -819,8 +807,23 @@ public final class MemoryManager implements AutoCloseable {
 
     // =================================================================== internals: slots
 
-    /** Takes {@code count} slots, from the caller's cache first, then the pool; all or none. */
+    private static void requirePageCount(int count) {
+        if (count <= 0) {
+            throw new IllegalArgumentException("page count must be at least 1, was " + count);
+        }
+    }
+
+    /**
+     * Takes {@code count} slots, from the caller's cache first, then the pool; all or none.
+     *
+     * @throws BudgetExceededException if they are not free after spilling, or are more than the manager has
+     *                                 (then no owner is asked to spill)
+     */
     private int[] takeSlots(OwnerRecord record, Magazine magazine, int count) {
+        if (count > totalPages) {
+            throw refused(record, (long) count << pageShift, count + " pages, more than the manager has,",
+                    usedBytes(), List.of());
+        }
         int[] slots = new int[count];
         int taken = magazine != null ? magazine.takeAll(slots, count) : 0;
         if (taken < count) {

@@ -29,8 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * Checks of suspicions earlier reviews left open: each test failed on the code before its fix (or
- * confirms that a suspicion does not hold, where it says so).
+ * Closed objects and closes racing other calls: a closed budget's counts, the default stack's close, an
+ * allocation racing its allocator's close, a mapped manager's pages filled over a truncated file. Each test
+ * failed on the code before its fix.
  */
 class ClosedStateAndRaceDefectsTest {
     private static Path dir;
@@ -38,7 +39,7 @@ class ClosedStateAndRaceDefectsTest {
 
     @BeforeAll
     static void createDirectory() throws IOException {
-        dir = Files.createTempDirectory("suspected-defects-review");
+        dir = Files.createTempDirectory("closed-state-and-races");
     }
 
     @AfterAll
@@ -54,7 +55,7 @@ class ClosedStateAndRaceDefectsTest {
     // ------------------------------------------------------------------ 1. NativeAllocator: close racing allocate
 
     /**
-     * Suspicion 1: a large allocation whose malloc is in progress when another thread closes the allocator.
+     * A large allocation whose malloc is in progress when another thread closes the allocator.
      * Each allocation either completes before close (its segment is then closed by close) or throws the
      * allocator's own "closed" IllegalStateException; nothing stays charged, nothing stays counted.
      */
@@ -133,7 +134,7 @@ class ClosedStateAndRaceDefectsTest {
 
     // ------------------------------------------------------------------ 2. a closed Budget
 
-    /** Suspicion 2: after close, reserving throws, so nothing is available; and the budget holds nothing of its parent. */
+    /** After close, reserving throws, so nothing is available; and the budget holds nothing of its parent. */
     @Test
     void aClosedBudgetReportsNothingAvailableAndNothingHeldFromItsParent() {
         Budget root = Budget.root("process", 1000, report -> { });
@@ -163,7 +164,7 @@ class ClosedStateAndRaceDefectsTest {
     // ------------------------------------------------------------------ 3. the process-wide default stack
 
     /**
-     * Suspicion 3: defaultStack() says the default stack is never closed, yet close() closed it and every
+     * DefaultStack() says the default stack is never closed, yet close() closed it and every
      * StackAllocator.push() of the process failed from then on. Closing it must be refused, and push
      * must keep working on every thread.
      */
@@ -213,27 +214,14 @@ class ClosedStateAndRaceDefectsTest {
     }
 
     /**
-     * Suspicion 4: a mapped manager's pages are reinterpreted slices of the mapping, which the JDK makes
+     * A mapped manager's pages are reinterpreted slices of the mapping, which the JDK makes
      * plain native segments (isMapped() false), so a fill of 1 MiB or more went to memset through the
      * Linker: with the file truncated under it, the JVM died of SIGBUS instead of the JDK's InternalError.
      * Run in a child JVM so that a crash fails this test and not the whole run.
      */
     @Test
     void fillOfAPageOfATruncatedMappedManagerFailsWithTheJdksErrorAndDoesNotCrashTheJvm() {
-        assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            Path file = dir.resolve("truncated" + (files++));
-            Path errorFile = dir.resolve("hs_err" + (files++) + ".log");
-            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED",
-                    "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + errorFile, "-Xmx64m",
-                    FillTruncatedManagerPage.class.getName(), file.toString())
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int rc = p.waitFor();
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(errorFile);
-            assertThat(out).as("exit %d, output:%n%s", rc, out).contains("RESULT java.lang.InternalError");
-            assertThat(rc).as(out).isZero();
-        });
+        SegmentKernelsPropertyTest.assertChildJvmGetsInternalError(dir.resolve("truncated" + (files++)),
+                FillTruncatedManagerPage.class);
     }
 }

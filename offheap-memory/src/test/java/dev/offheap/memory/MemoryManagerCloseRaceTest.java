@@ -34,51 +34,10 @@ class MemoryManagerCloseRaceTest {
     @ParameterizedTest
     @EnumSource(PageAccess.class)
     void aPageAllocatedDuringCloseIsRevokedOrItsMemoryKept(PageAccess access) throws Exception {
-        AtomicInteger writesAfterClose = new AtomicInteger();
-        int unreportedWrites = 0;
-        for (int round = 0; round < 1500; round++) {
-            List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
-            MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
-                    .pageAccess(access).pageSize(4096).totalSize(1 << 20).build();
-            CountDownLatch closeReturned = new CountDownLatch(1);
-            AtomicBoolean written = new AtomicBoolean();
-            Thread keeper = new Thread(() -> {
-                try {
-                    while (true) {
-                        MemorySegment page = mm.allocatePage("keeper");
-                        if (mm.isClosed()) {
-                            closeReturned.await(10, TimeUnit.SECONDS);
-                            try {
-                                page.fill((byte) 0x5A);
-                                written.set(true);
-                                writesAfterClose.incrementAndGet();
-                            } catch (IllegalStateException revoked) {
-                                // revoked by close
-                            }
-                            return;
-                        }
-                        mm.release(page);
-                    }
-                } catch (IllegalStateException | BudgetExceededException | InterruptedException closed) {
-                    // closed before allocating
-                }
-            });
-            keeper.setDaemon(true);
-            keeper.start();
-            for (int spin = (round % 50) * 20; spin > 0; spin--) {
-                Thread.onSpinWait();
-            }
-            mm.close();
-            closeReturned.countDown();
-            keeper.join(10_000);
-            if (written.get() && !String.join("\n", reports).contains("confined to live threads are kept")) {
-                unreportedWrites++;
-            }
-        }
-        assertThat(unreportedWrites).as("writes after close() through pages close neither revoked nor kept").isZero();
-        if (access == PageAccess.SHARED) {
-            assertThat(writesAfterClose.get()).as("writes through shared pages after close() returned").isZero();
-        }
+        allocationsDuringCloseAreRevokedOrKept(access, 1500, mm -> {
+            MemorySegment page = mm.allocatePage("keeper");
+            return new Allocation(List.of(page), () -> mm.release(page));
+        });
     }
 
     /**
@@ -88,9 +47,27 @@ class MemoryManagerCloseRaceTest {
     @ParameterizedTest
     @EnumSource(PageAccess.class)
     void aGroupAllocatedDuringCloseIsRevokedOrItsMemoryKept(PageAccess access) throws Exception {
+        allocationsDuringCloseAreRevokedOrKept(access, 1000, mm -> {
+            PageGroup group = mm.allocateGroup("keeper", 3);
+            return new Allocation(List.of(group.page(0), group.page(1), group.page(2)), group::close);
+        });
+    }
+
+    /** What a keeper allocated: the segments it writes after close, and how it gives them back before that. */
+    private record Allocation(List<MemorySegment> segments, Runnable release) {
+    }
+
+    /**
+     * Rounds of a keeper thread that allocates and releases until it sees the manager closed, then writes
+     * through what it allocated last once close() returned: every write must throw (revoked) or, for
+     * CONFINED pages, close must have reported their memory kept for the live thread.
+     */
+    private static void allocationsDuringCloseAreRevokedOrKept(PageAccess access, int rounds,
+                                                               java.util.function.Function<MemoryManager, Allocation> allocate)
+            throws InterruptedException {
         AtomicInteger writesAfterClose = new AtomicInteger();
         int unreportedWrites = 0;
-        for (int round = 0; round < 1000; round++) {
+        for (int round = 0; round < rounds; round++) {
             List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
             MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
                     .pageAccess(access).pageSize(4096).totalSize(1 << 20).build();
@@ -99,13 +76,12 @@ class MemoryManagerCloseRaceTest {
             Thread keeper = new Thread(() -> {
                 try {
                     while (true) {
-                        PageGroup group = mm.allocateGroup("keeper", 3);
-                        MemorySegment[] pages = {group.page(0), group.page(1), group.page(2)};
+                        Allocation allocation = allocate.apply(mm);
                         if (mm.isClosed()) {
                             closeReturned.await(10, TimeUnit.SECONDS);
-                            for (MemorySegment page : pages) {
+                            for (MemorySegment segment : allocation.segments()) {
                                 try {
-                                    page.fill((byte) 0x5A);
+                                    segment.fill((byte) 0x5A);
                                     written.set(true);
                                     writesAfterClose.incrementAndGet();
                                 } catch (IllegalStateException revoked) {
@@ -114,10 +90,10 @@ class MemoryManagerCloseRaceTest {
                             }
                             return;
                         }
-                        group.close();
+                        allocation.release().run();
                     }
                 } catch (IllegalStateException | BudgetExceededException | InterruptedException closed) {
-                    // closed before allocating, or revoked before page() made the segments
+                    // closed before allocating, or revoked before a group's segments were made
                 }
             });
             keeper.setDaemon(true);
@@ -132,9 +108,9 @@ class MemoryManagerCloseRaceTest {
                 unreportedWrites++;
             }
         }
-        assertThat(unreportedWrites).as("writes after close() through group pages close neither revoked nor kept").isZero();
+        assertThat(unreportedWrites).as("writes after close() that close neither revoked nor kept").isZero();
         if (access == PageAccess.SHARED) {
-            assertThat(writesAfterClose.get()).as("writes through shared group pages after close() returned").isZero();
+            assertThat(writesAfterClose.get()).as("writes through shared pages after close() returned").isZero();
         }
     }
 

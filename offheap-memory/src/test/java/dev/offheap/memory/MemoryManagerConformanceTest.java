@@ -852,29 +852,15 @@ abstract class MemoryManagerConformanceTest {
     void quarantinedPageReleasedByItsThreadComesBack() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
         MemoryManager mm = newManager(4);
-        java.util.concurrent.CountDownLatch allocated = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread worker = new Thread(() -> {
-            try {
-                MemorySegment page = mm.allocatePage("worker");
-                allocated.countDown();
-                released.await();
-                mm.release(page);
-                assertRevoked(page);
-                assertThatThrownBy(() -> mm.release(page)).isInstanceOf(IllegalStateException.class);
-            } catch (Throwable e) {
-                failure.set(e);
-                allocated.countDown();
-            }
+        AtomicReference<MemorySegment> page = new AtomicReference<>();
+        Worker worker = Worker.start(() -> page.set(mm.allocatePage("worker")), () -> {
+            mm.release(page.get());
+            assertRevoked(page.get());
+            assertThatThrownBy(() -> mm.release(page.get())).isInstanceOf(IllegalStateException.class);
         });
-        worker.start();
-        allocated.await();
         mm.releaseAll("worker");
         assertThat(mm.quarantinedPages()).isEqualTo(1);
-        released.countDown();
-        worker.join();
-        assertThat(failure.get()).isNull();
+        worker.finish();
         assertThat(mm.quarantinedPages()).isZero();
         assertThat(mm.freePages()).isEqualTo(4);
         assertDistinct(mm.allocatePages("main", 4));
@@ -1147,32 +1133,20 @@ abstract class MemoryManagerConformanceTest {
     void releaseAllFromAnotherThreadQuarantinesAConfinedGroupUntilItsThreadClosesIt() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(confined() && revocable());
         MemoryManager mm = newManager(8);
-        java.util.concurrent.CountDownLatch allocated = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch mayClose = new java.util.concurrent.CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread worker = new Thread(() -> {
-            try {
-                PageGroup group = mm.allocateGroup("worker", 3);
-                fill(group.page(0), 4);
-                allocated.countDown();
-                mayClose.await();
-                // quarantined, not revoked: this thread still reaches only its own bytes, and gives them back
-                assertFilled(group.page(0), 4);
-                group.close();
-                assertThatThrownBy(() -> group.page(0)).isInstanceOf(IllegalStateException.class);
-            } catch (Throwable e) {
-                failure.set(e);
-                allocated.countDown();
-            }
+        AtomicReference<PageGroup> group = new AtomicReference<>();
+        Worker worker = Worker.start(() -> {
+            group.set(mm.allocateGroup("worker", 3));
+            fill(group.get().page(0), 4);
+        }, () -> {
+            // quarantined, not revoked: this thread still reaches only its own bytes, and gives them back
+            assertFilled(group.get().page(0), 4);
+            group.get().close();
+            assertThatThrownBy(() -> group.get().page(0)).isInstanceOf(IllegalStateException.class);
         });
-        worker.start();
-        allocated.await();
         mm.releaseAll("worker");
         assertThat(mm.quarantinedPages()).isEqualTo(3);
         assertThat(mm.freePages()).isEqualTo(5);
-        mayClose.countDown();
-        worker.join();
-        assertThat(failure.get()).isNull();
+        worker.finish();
         assertThat(mm.quarantinedPages()).isZero();
         assertThat(mm.freePages()).isEqualTo(8);
         assertDistinct(mm.allocatePages("main", 8));
@@ -1219,6 +1193,52 @@ abstract class MemoryManagerConformanceTest {
             for (MemorySegment page : pages) {
                 assertThat(arrays.add(page.heapBase().orElseThrow())).as("two pages share an array").isTrue();
             }
+        }
+    }
+
+    /** A step of a {@link Worker}, which may throw anything (an assertion, an interrupt). */
+    interface Step {
+        void run() throws Throwable;
+    }
+
+    /**
+     * A thread that runs a first step, waits until the test lets it go on, then runs a second step; a failure
+     * of either comes out of {@link #finish()}.
+     */
+    static final class Worker {
+        private final java.util.concurrent.CountDownLatch firstDone = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final Thread thread;
+
+        private Worker(Step first, Step second) {
+            thread = new Thread(() -> {
+                try {
+                    first.run();
+                    firstDone.countDown();
+                    goOn.await();
+                    second.run();
+                } catch (Throwable e) {
+                    failure.set(e);
+                    firstDone.countDown();
+                }
+            });
+        }
+
+        /** @return a worker whose first step has run (its thread still alive, waiting) */
+        static Worker start(Step first, Step second) throws InterruptedException {
+            Worker worker = new Worker(first, second);
+            worker.thread.start();
+            worker.firstDone.await();
+            assertThat(worker.failure.get()).as("the worker's first step").isNull();
+            return worker;
+        }
+
+        /** Lets the worker run its second step and end; fails with what either step threw. */
+        void finish() throws InterruptedException {
+            goOn.countDown();
+            thread.join();
+            assertThat(failure.get()).as("the worker's steps").isNull();
         }
     }
 

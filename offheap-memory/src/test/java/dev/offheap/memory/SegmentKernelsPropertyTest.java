@@ -753,14 +753,25 @@ class SegmentKernelsPropertyTest {
     @ParameterizedTest
     @ValueSource(longs = {64 << 10, 2 << 20})
     void fillOfATruncatedMappingFailsWithTheJdksErrorAndDoesNotCrashTheJvm(long size) throws Exception {
+        assertChildJvmGetsInternalError(dir.resolve("truncated" + (files++)), FillTruncatedMapping.class,
+                Long.toString(size));
+    }
+
+    /**
+     * Runs {@code main} in a child JVM with {@code file} and {@code args}, and checks that it reported the
+     * JDK's InternalError and exited normally: a crash (SIGBUS in a downcall) fails the calling test, not
+     * the test JVM. Deletes {@code file} and the crash log afterwards.
+     */
+    static void assertChildJvmGetsInternalError(Path file, Class<?> main, String... args) {
         assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            Path file = dir.resolve("truncated" + (files++));
-            Path errorFile = dir.resolve("hs_err" + (files++) + ".log");
-            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            Path errorFile = file.resolveSibling(file.getFileName() + ".hs_err.log");
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED",
                     "-XX:-CreateCoredumpOnCrash", "-XX:ErrorFile=" + errorFile, "-Xmx64m",
-                    FillTruncatedMapping.class.getName(), file.toString(), Long.toString(size))
-                    .redirectErrorStream(true).start();
+                    main.getName(), file.toString()));
+            command.addAll(List.of(args));
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int rc = p.waitFor();
             Files.deleteIfExists(file);

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * White-box checks of suspicions earlier reviews left open, where a test must stop a thread at a
+ * White-box checks of races with close(), where a test must stop a thread at a
  * precise point inside an allocator; the public-API ones are in
  * {@code dev.offheap.memory.ClosedStateAndRaceDefectsTest}.
  */
