@@ -631,7 +631,10 @@ public final class MemoryManager implements AutoCloseable {
         return totalPages;
     }
 
-    /** @return the pages held by owners now; counts the page table, so it costs a pass over all pages */
+    /**
+     * @return the pages held by owners now (quarantined pages are not held: see {@link #quarantinedPages()});
+     * counts the page table, so it costs a pass over all pages
+     */
     public int usedPages() {
         int used = 0;
         for (int slot = 0; slot < totalPages; slot++) {
@@ -647,7 +650,10 @@ public final class MemoryManager implements AutoCloseable {
         return (int) Math.min(totalPages, (budget.available() >>> pageShift) + cachedPages());
     }
 
-    /** @return bytes in use: pages held by owners plus reservations (free pages cached per thread are not counted) */
+    /**
+     * @return bytes in use: pages held by owners, quarantined pages (released but not yet reusable, see
+     * {@link MemoryManager#quarantinedPages()}) and reservations; free pages cached per thread are not counted
+     */
     public long usedBytes() {
         return Math.max(0, budget.used() - ((long) cachedPages() << pageShift));
     }

@@ -32,7 +32,10 @@ public interface MemoryManagerMXBean {
     /** @return bytes reserved by owners outside pages */
     long getReservedBytes();
 
-    /** @return bytes in use: pages held by owners plus reservations (free pages cached per thread are not counted) */
+    /**
+     * @return bytes in use: pages held by owners, quarantined pages (released but not yet reusable, see
+     * {@link MemoryManager#quarantinedPages()}) and reservations; free pages cached per thread are not counted
+     */
     long getUsedBytes();
 
     /**

@@ -792,6 +792,7 @@ abstract class MemoryManagerConformanceTest {
         mm.releaseAll("worker");
         assertThat(mm.quarantinedPages()).isEqualTo(3);
         assertThat(mm.usedPages()).isZero();
+        assertThat(mm.usedBytes()).as("quarantined pages are in use, not free").isEqualTo(3L * PAGE);
         assertThat(mm.freePages()).isEqualTo(5);
         List<MemorySegment> mine = mm.allocatePages("main", 5);
         assertThatThrownBy(() -> mm.allocatePage("main")).as("quarantined pages are not handed out")
