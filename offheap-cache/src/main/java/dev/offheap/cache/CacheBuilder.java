@@ -117,8 +117,10 @@ public final class CacheBuilder<K, V> {
     }
 
     /**
-     * @param budget the budget the cache's memory is charged to (its whole capacity, when built);
-     *               default: none beyond the capacity
+     * @param budget the budget the cache's memory is charged to: its whole capacity, when built, held by a
+     *               child budget named after the cache ({@linkplain #name(String) its name}, '/' replaced by
+     *               '_'), so that the budget's refusals, usage and leak reports name the cache; given back at
+     *               close. Default: none beyond the capacity
      * @return this builder
      */
     public CacheBuilder<K, V> budget(Budget budget) {

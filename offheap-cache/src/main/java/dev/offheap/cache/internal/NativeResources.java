@@ -15,10 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What one {@link OffHeapCacheImpl} holds outside the Java heap: its regions' arena, the capacity charged
- * to a {@link Budget} or {@link MemoryManager}, and its MBean. Kept apart from the cache object, and never
- * referring to it, so that a {@link Cleaner} can give all of it back when an application drops a cache
- * without closing it: the native memory, the reservation and the MBean registration would otherwise stay
- * for the life of the process (the MBean server held the cache, so it was never even collected).
+ * to a {@link Budget} (as a child budget named after the cache) or {@link MemoryManager}, and its MBean.
+ * Kept apart from the cache object, and never referring to it, so that a {@link Cleaner} can give all of it
+ * back when an application drops a cache without closing it: the native memory, the reservation and the
+ * MBean registration would otherwise stay for the life of the process (the MBean server held the cache, so
+ * it was never even collected).
  *
  * <p>{@link #run()} releases everything exactly once: called through the cache's {@link Cleaner.Cleanable}
  * by {@link OffHeapCacheImpl#close()}, or by the cleaner's thread once the cache is unreachable, which
@@ -46,6 +47,13 @@ final class NativeResources implements Runnable {
     private final long capacityBytes;
     private final long heapBytes;
     private final Budget budget;
+    /**
+     * The child of {@link #budget} that holds the capacity, named after the cache; null until reserved. A
+     * child rather than a direct reservation, so that the budget's refusals and usage and leak reports name
+     * the cache: reserved directly, the capacity showed there only as "reserved directly", with every other
+     * cache's and component's, and a refusal of a budget shared by several caches named none of them.
+     */
+    private volatile Budget charged;
     private final MemoryManager memoryManager;
     private final StatsCounter stats;
     private Arena arena;
@@ -73,17 +81,20 @@ final class NativeResources implements Runnable {
      */
     void reserve() {
         if (budget != null) {
-            budget.reserve(capacityBytes);
+            // a budget name has no '/' (it separates the names in a budget's path); a cache's may
+            charged = budget.child(name.replace('/', '_'), capacityBytes, capacityBytes);
         }
         if (memoryManager != null) {
             try {
                 memoryManager.reserve(this, capacityBytes);
-            } catch (RuntimeException e) {
-                // the refused reserve has still made this object an owner of the manager, with nothing
+            } catch (RuntimeException | Error e) {
+                // an Error too: the manager lets one through from another owner's spill callback, and the budget
+                // stayed charged the whole capacity for good.
+                // The refused reserve has still made this object an owner of the manager, with nothing
                 // reserved: forget it, or the manager keeps it and lists it for as long as it lives
                 forgetOwner();
-                if (budget != null) {
-                    budget.release(capacityBytes);
+                if (charged != null) {
+                    charged.close();
                 }
                 throw e;
             }
@@ -158,8 +169,10 @@ final class NativeResources implements Runnable {
         if (memoryManager != null) {
             forgetOwner();
         }
-        if (budget != null) {
-            budget.release(capacityBytes);
+        if (charged != null) {
+            // gives the capacity back to the budget; does nothing if the budget was closed meanwhile (it then
+            // closed this child, reporting the cache as a leak)
+            charged.close();
         }
     }
 
