@@ -465,15 +465,36 @@ public final class PooledAllocator implements Allocator {
      * slice that starts where the allocation starts) is refused and the allocation stays live. The look
      * and the removal are one step, as every record comes and goes under the close lock.
      *
+     * @param scope FULL mode: the freed segment's scope, else null
      * @throws IllegalArgumentException if the live tracked allocation at {@code address} has another size
+     * @throws IllegalStateException    FULL mode: if {@code scope} is closed and is not the live allocation's
+     *                                  own (a stale segment; the allocation stays live)
      */
-    private AllocationTracker.Tracked untrackOfSize(long address, long size) {
+    private AllocationTracker.Tracked untrackOfSize(long address, long size, MemorySegment.Scope scope) {
         synchronized (closeLock) {
             long liveSize = tracker.liveSize(address);
             if (liveSize >= 0 && liveSize != size && !closed) {
                 throw sliceOf(address, size, liveSize);
             }
+            if (scope != null && !closed) {
+                refuseStale(tracker.liveAt(address), address, size, scope);
+            }
             return untrack(address);
+        }
+    }
+
+    /**
+     * FULL mode: refuses to free {@code live} through a segment whose scope is closed and is not
+     * {@code live}'s own. {@link #free} looks at the segment's scope first, but a second free of the
+     * same segment may look while the first is still running; by the time it takes the record, the
+     * first has closed the scope and another thread may have allocated the block again. The look at
+     * the record must therefore be repeated where the record is taken.
+     *
+     * @throws IllegalStateException if the segment is a stale one of an earlier allocation at {@code address}
+     */
+    private void refuseStale(AllocationTracker.Tracked live, long address, long size, MemorySegment.Scope scope) {
+        if (live != null && live.arena() != null && !scope.isAlive() && !live.arena().scope().equals(scope)) {
+            throw tracker.staleFree(address, size, scope);
         }
     }
 
@@ -561,7 +582,7 @@ public final class PooledAllocator implements Allocator {
             if (states == UnitStates.TRACKED) {
                 // primitives only: a call that took the segment would let it escape, and C2 would
                 // then allocate it on every allocation of a program that frees a sampled block
-                freeTracked(address, size);
+                freeTracked(address, size, debug == DebugMode.FULL ? segment.scope() : null);
                 return;
             }
             if (states != null && size <= SizeClasses.MAX_SMALL) {
@@ -625,6 +646,12 @@ public final class PooledAllocator implements Allocator {
                 if (block != null && block.size() != segment.byteSize()) {
                     throw sliceOf(address, segment.byteSize(), block.size());
                 }
+                if (block != null && debug == DebugMode.FULL && !segment.scope().isAlive()
+                        && !block.page().scope().equals(segment.scope())) {
+                    // a segment of a page released by its first free, which closed the page's scope after free()
+                    // looked at it; the manager has leased the page to a later allocation since (see refuseStale)
+                    throw tracker.staleFree(address, segment.byteSize(), segment.scope());
+                }
                 // remove(key, value): of two threads freeing the block at once, one frees it
                 if (block != null && managerBlocks.remove(address, block)) {
                     // the record goes before the page: the manager may hand it out again at once
@@ -646,7 +673,7 @@ public final class PooledAllocator implements Allocator {
             throw notLive(segment, "no allocation of this allocator is there now");
         }
         if (span.sizeClass < 0) {
-            Span.LargeRelease released = range.endLarge(span, address, segment.byteSize());
+            Span.LargeRelease released = range.endLarge(span, address, segment.byteSize(), segment.scope());
             if (released == null) {
                 if (range.insideLarge(span, address)) {
                     // before the debug records: one of an earlier allocation here would call this a second free
@@ -680,7 +707,7 @@ public final class PooledAllocator implements Allocator {
             throw notAllocatedHere(segment, "it is larger than its block of " + span.blockSize + " bytes");
         }
         if (span.tracked) {
-            freeTrackedWhileOpen(span, index, address, segment.byteSize());
+            freeTrackedWhileOpen(span, index, address, segment.byteSize(), debug == DebugMode.FULL ? segment.scope() : null);
             return;
         }
         byte[] states = statesAt(offset);
@@ -696,8 +723,10 @@ public final class PooledAllocator implements Allocator {
      * Frees a small block of a tracked span (a sampled or FULL-mode allocation); ignored after close, as
      * every free. An address that starts no block of the span, or a size larger than its blocks, is refused
      * as the slow path refuses it.
+     *
+     * @param scope FULL mode: the freed segment's scope (see {@link #refuseStale}), else null
      */
-    private void freeTracked(long address, long size) {
+    private void freeTracked(long address, long size, MemorySegment.Scope scope) {
         if (closed) {
             return;
         }
@@ -711,7 +740,7 @@ public final class PooledAllocator implements Allocator {
             if (size > span.blockSize) {
                 throw tracker.badFree(address, size, "it is larger than its block of " + span.blockSize + " bytes");
             }
-            freeTrackedWhileOpen(span, index, address, size);
+            freeTrackedWhileOpen(span, index, address, size, scope);
         } catch (IllegalArgumentException | IllegalStateException e) {
             // as in freeSlow: close() may have taken the allocation's record since the check above
             if (!closed) {
@@ -720,8 +749,8 @@ public final class PooledAllocator implements Allocator {
         }
     }
 
-    private void freeTrackedWhileOpen(Span span, int index, long address, long size) {
-        AllocationTracker.Tracked t = untrackOfSize(address, size);
+    private void freeTrackedWhileOpen(Span span, int index, long address, long size, MemorySegment.Scope scope) {
+        AllocationTracker.Tracked t = untrackOfSize(address, size, scope);
         if (t == null) {
             throw tracker.badFree(address, size, "or it was already freed");
         }
@@ -809,6 +838,12 @@ public final class PooledAllocator implements Allocator {
     }
 
     private RuntimeException notLive(MemorySegment segment, String why) {
+        if (debug == DebugMode.FULL && !segment.scope().isAlive() && tracker.isTracked(segment.address())) {
+            // a stale segment (its scope closed by its first free) whose free looked at the scope before the
+            // first free closed it, while a later allocation starts at its address now: a double free, as
+            // free() calls it when it sees the closed scope
+            return tracker.staleFree(segment.address(), segment.byteSize(), segment.scope());
+        }
         if (debug != DebugMode.OFF) {
             return tracker.badFree(segment.address(), segment.byteSize(), why);
         }

@@ -4,6 +4,7 @@ import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -184,12 +185,20 @@ final class UnitRange {
      * caller finishes with its debug record and scope, then returns the units with {@link #free}:
      * until then no other allocation can reuse the address.
      *
-     * @param size the size of the segment being freed; if it is not the allocation's, nothing is
-     *             freed and the result says so (a slice that starts where the allocation starts)
-     * @return what was released, or null if the span holds no live allocation at that address
+     * @param size  the size of the segment being freed; if it is not the allocation's, nothing is
+     *              freed and the result says so (a slice that starts where the allocation starts)
+     * @param scope the scope of the segment being freed: a closed one that is not the allocation's own
+     *              (FULL mode) is a stale segment of an earlier allocation at that address
+     * @return what was released, or null if the span holds no live allocation at that address (or
+     *         none that {@code scope} may free)
      */
-    synchronized Span.LargeRelease endLarge(Span span, long address, long size) {
+    synchronized Span.LargeRelease endLarge(Span span, long address, long size, MemorySegment.Scope scope) {
         if (closed || !span.live || span.blockAddress != address) {
+            return null;
+        }
+        if (span.ownScope != null && !scope.isAlive() && !span.ownScope.scope().equals(scope)) {
+            // the free looked at the segment's scope before the first free closed it, and the units went to
+            // this allocation since: checked here, under the lock that frees, so that it stays live
             return null;
         }
         if (size != span.requested) {
