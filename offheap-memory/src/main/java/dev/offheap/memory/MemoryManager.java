@@ -439,8 +439,7 @@ public final class MemoryManager implements AutoCloseable {
             try {
                 releaseQuarantined(slot, lease);
             } catch (IllegalStateException inUse) {
-                throw new IllegalStateException("page " + slot + " of memory manager '" + name + "' is in use by a"
-                        + " native call (its scope is acquired); release it once the call returned", inUse);
+                throw inUseByNativeCall("page " + slot, "release it", inUse);
             }
             return -1;
         }
@@ -455,8 +454,7 @@ public final class MemoryManager implements AutoCloseable {
         try {
             revoke(lease);
         } catch (IllegalStateException inUse) {
-            throw new IllegalStateException("page " + slot + " of memory manager '" + name + "' is in use by a"
-                    + " native call (its scope is acquired); release it once the call returned", inUse);
+            throw inUseByNativeCall("page " + slot, "release it", inUse);
         }
         if (!SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             if (closed) {
@@ -909,25 +907,42 @@ public final class MemoryManager implements AutoCloseable {
     // reinterpret only swaps the scope of a slice the manager owns: same address, same size.
     @SuppressWarnings("restricted")
     private MemorySegment lease(int slot, OwnerRecord record) {
-        MemorySegment page;
         if (type == MemoryType.HEAP) {
-            byte[] array = new byte[pageSize];
-            synchronized (heapSlots) {
-                heapSlots.put(array, slot);
-                heapArrays[slot] = array;
-            }
-            page = MemorySegment.ofArray(array);
-        } else {
-            Chunk chunk = chunks[slot >>> chunkShift];
-            long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
-            Arena arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
-            page = chunk.memory.asSlice(offset, pageSize).reinterpret(arena, null);
-            Lease lease = new Lease(record, arena, access == PageAccess.CONFINED ? Thread.currentThread() : null);
-            publishLease(slot, lease);
+            MemorySegment page = MemorySegment.ofArray(newHeapArray(slot));
+            publishLease(slot, new Lease(record, null, null));
             return page;
         }
-        publishLease(slot, new Lease(record, null, null));
+        Arena arena = newPageArena();
+        MemorySegment page = pageMemory(slot).reinterpret(arena, null);
+        publishLease(slot, new Lease(record, arena, confiningThread()));
         return page;
+    }
+
+    /** A new heap page's array, registered as the slot's. */
+    private byte[] newHeapArray(int slot) {
+        byte[] array = new byte[pageSize];
+        synchronized (heapSlots) {
+            heapSlots.put(array, slot);
+            heapArrays[slot] = array;
+        }
+        return array;
+    }
+
+    /** @return the scope that will revoke a native or mapped page (or a group's pages) */
+    private Arena newPageArena() {
+        return access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
+    }
+
+    /** @return the thread a native or mapped page's scope is confined to, or null if it is shared */
+    private Thread confiningThread() {
+        return access == PageAccess.CONFINED ? Thread.currentThread() : null;
+    }
+
+    /** @return a slot's memory, in the manager's own scope: reinterpreted into a page's scope before it goes out */
+    private MemorySegment pageMemory(int slot) {
+        Chunk chunk = chunks[slot >>> chunkShift];
+        long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
+        return chunk.memory.asSlice(offset, pageSize);
     }
 
     /**
@@ -944,12 +959,7 @@ public final class MemoryManager implements AutoCloseable {
             int made = 0;
             try {
                 for (; made < slots.length; made++) {
-                    byte[] array = new byte[pageSize];
-                    synchronized (heapSlots) {
-                        heapSlots.put(array, slots[made]);
-                        heapArrays[slots[made]] = array;
-                    }
-                    heapPages[made] = MemorySegment.ofArray(array);
+                    heapPages[made] = MemorySegment.ofArray(newHeapArray(slots[made]));
                 }
             } catch (RuntimeException | Error e) {
                 for (int i = 0; i < made; i++) {
@@ -958,9 +968,9 @@ public final class MemoryManager implements AutoCloseable {
                 throw e;
             }
         } else {
-            arena = access == PageAccess.CONFINED ? Arena.ofConfined() : Arena.ofShared();
+            arena = newPageArena();
         }
-        Lease lease = new GroupLease(record, arena, arena != null && access == PageAccess.CONFINED ? Thread.currentThread() : null);
+        Lease lease = new GroupLease(record, arena, arena != null ? confiningThread() : null);
         for (int slot : slots) {
             SLOT_STATE.setRelease(slotState, stateIndex(slot), lease);
         }
@@ -994,14 +1004,18 @@ public final class MemoryManager implements AutoCloseable {
         if (group.isReleased() || !lease.arena.scope().isAlive()) {
             throw groupReleased();
         }
-        Chunk chunk = chunks[slot >>> chunkShift];
-        long offset = (slot & ((1L << chunkShift) - 1)) << pageShift;
-        return chunk.memory.asSlice(offset, pageSize).reinterpret(lease.arena, null);
+        return pageMemory(slot).reinterpret(lease.arena, null);
     }
 
     /** @return whether a heap group's pages are still leased to it (not released by releaseAll or close) */
     boolean isGroupLeased(PageGroup group) {
         return !closed && SLOT_STATE.getAcquire(slotState, stateIndex(group.slots[0])) == group.lease;
+    }
+
+    /** A release the JDK refused because a native call holds the scope (it is acquired); nothing changed. */
+    private IllegalStateException inUseByNativeCall(String what, String retry, IllegalStateException cause) {
+        return new IllegalStateException(what + " of memory manager '" + name + "' is in use by a native call (its"
+                + " scope is acquired); " + retry + " once the call returned", cause);
     }
 
     private IllegalStateException groupReleased() {
@@ -1033,8 +1047,7 @@ public final class MemoryManager implements AutoCloseable {
             revoke(lease);
         } catch (IllegalStateException inUse) {
             group.closeRefused();
-            throw new IllegalStateException("page group of memory manager '" + name + "' is in use by a native call"
-                    + " (its scope is acquired); close it once the call returned", inUse);
+            throw inUseByNativeCall("page group", "close it", inUse);
         }
         group.closed();
         // Usually every slot is still the group's: then they all go back as they are, with no copy. A slot

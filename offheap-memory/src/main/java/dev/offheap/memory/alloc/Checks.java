@@ -1,5 +1,6 @@
 package dev.offheap.memory.alloc;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
 /** Argument checks and their messages, in one place for every allocator. */
@@ -18,6 +19,21 @@ final class Checks {
 
     static IllegalStateException closed(String name) {
         return new IllegalStateException("allocator '" + name + "' is closed");
+    }
+
+    /** A free refused because a downcall holds the allocation's scope (Arena.close threw): it stays live. */
+    static IllegalStateException freeWhileInUse(String name, String what, IllegalStateException cause) {
+        return new IllegalStateException("free in allocator '" + name + "' of " + what + " while it is in use (by a"
+                + " downcall?): the allocation stays live; free it once the use has ended", cause);
+    }
+
+    /**
+     * FULL mode: whether a segment of scope {@code freed} is a stale one of an earlier allocation at an address
+     * where an allocation of scope {@code live} lives now: its first free closed its scope, and the memory
+     * went to the later allocation since.
+     */
+    static boolean isStale(MemorySegment.Scope freed, MemorySegment.Scope live) {
+        return !freed.isAlive() && !live.equals(freed);
     }
 
     static int sampleRate(int rate) {

@@ -330,8 +330,7 @@ public final class NativeAllocator implements Allocator {
                 return; // closed already by a close() of the allocator racing this free: free it as usual
             }
             table.put(address, value);
-            throw new IllegalStateException("free in allocator '" + name + "' of " + segment + " while it is in use (by a"
-                    + " downcall?): the allocation stays live; free it once the use has ended", e);
+            throw Checks.freeWhileInUse(name, segment.toString(), e);
         }
     }
 

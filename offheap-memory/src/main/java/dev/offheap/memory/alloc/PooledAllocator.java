@@ -451,9 +451,7 @@ public final class PooledAllocator implements Allocator {
                 try {
                     live.arena().close();
                 } catch (IllegalStateException e) {
-                    throw new IllegalStateException("free in allocator '" + name + "' of 0x" + Long.toHexString(address)
-                            + " (" + live.size() + " bytes) while it is in use (by a downcall?): the allocation stays live;"
-                            + " free it once the use has ended", e);
+                    throw Checks.freeWhileInUse(name, "0x" + Long.toHexString(address) + " (" + live.size() + " bytes)", e);
                 }
             }
             return tracker.untrack(address);
@@ -493,7 +491,7 @@ public final class PooledAllocator implements Allocator {
      * @throws IllegalStateException if the segment is a stale one of an earlier allocation at {@code address}
      */
     private void refuseStale(AllocationTracker.Tracked live, long address, long size, MemorySegment.Scope scope) {
-        if (live != null && live.arena() != null && !scope.isAlive() && !live.arena().scope().equals(scope)) {
+        if (live != null && live.arena() != null && Checks.isStale(scope, live.arena().scope())) {
             throw tracker.staleFree(address, size, scope);
         }
     }
@@ -646,8 +644,7 @@ public final class PooledAllocator implements Allocator {
                 if (block != null && block.size() != segment.byteSize()) {
                     throw sliceOf(address, segment.byteSize(), block.size());
                 }
-                if (block != null && debug == DebugMode.FULL && !segment.scope().isAlive()
-                        && !block.page().scope().equals(segment.scope())) {
+                if (block != null && debug == DebugMode.FULL && Checks.isStale(segment.scope(), block.page().scope())) {
                     // a segment of a page released by its first free, which closed the page's scope after free()
                     // looked at it; the manager has leased the page to a later allocation since (see refuseStale)
                     throw tracker.staleFree(address, segment.byteSize(), segment.scope());

@@ -196,7 +196,7 @@ final class UnitRange {
         if (closed || !span.live || span.blockAddress != address) {
             return null;
         }
-        if (span.ownScope != null && !scope.isAlive() && !span.ownScope.scope().equals(scope)) {
+        if (span.ownScope != null && Checks.isStale(scope, span.ownScope.scope())) {
             // the free looked at the segment's scope before the first free closed it, and the units went to
             // this allocation since: checked here, under the lock that frees, so that it stays live
             return null;
