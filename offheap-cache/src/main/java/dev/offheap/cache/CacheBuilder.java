@@ -120,7 +120,9 @@ public final class CacheBuilder<K, V> {
      * @param budget the budget the cache's memory is charged to: its whole capacity, when built, held by a
      *               child budget named after the cache ({@linkplain #name(String) its name}, '/' replaced by
      *               '_'), so that the budget's refusals, usage and leak reports name the cache; given back at
-     *               close. Default: none beyond the capacity
+     *               close. With a {@linkplain #memoryManager memory manager} whose budget is this one or a
+     *               descendant of it, the capacity is charged once, through the manager's reservation (which
+     *               already counts here). Default: none beyond the capacity
      * @return this builder
      */
     public CacheBuilder<K, V> budget(Budget budget) {
@@ -131,7 +133,9 @@ public final class CacheBuilder<K, V> {
     /**
      * @param manager a memory manager whose budget the cache's whole capacity is reserved from when it is
      *                built ({@link MemoryManager#reserve}) and given back to at close; the cache's memory is
-     *                its own native regions, not the manager's pages
+     *                its own native regions, not the manager's pages. With a {@linkplain #budget budget} too,
+     *                the capacity counts against both, but once against a budget that is the manager's own
+     *                or one of its ancestors
      * @return this builder
      */
     public CacheBuilder<K, V> memoryManager(MemoryManager manager) {

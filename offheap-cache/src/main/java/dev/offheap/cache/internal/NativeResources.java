@@ -80,7 +80,7 @@ final class NativeResources implements Runnable {
      * @throws IllegalStateException                     if the manager is closed
      */
     void reserve() {
-        if (budget != null) {
+        if (budget != null && !chargedThroughManager(budget, memoryManager)) {
             // a budget name has no '/' (it separates the names in a budget's path); a cache's may
             charged = budget.child(name.replace('/', '_'), capacityBytes, capacityBytes);
         }
@@ -99,6 +99,23 @@ final class NativeResources implements Runnable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Whether the manager's reservation already counts against {@code budget}: the manager's budget is
+     * {@code budget} or one of its descendants. Charged directly too, the capacity counted twice there, and a
+     * budget that held the cache once refused it for want of twice its capacity.
+     */
+    private static boolean chargedThroughManager(Budget budget, MemoryManager memoryManager) {
+        if (memoryManager == null) {
+            return false;
+        }
+        for (Budget b = memoryManager.budget(); b != null; b = b.parent()) {
+            if (b == budget) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
