@@ -217,7 +217,9 @@ final class NativeResources implements Runnable {
 
     private ObjectName registerMBean() {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (int attempt = 1; attempt < 1000; attempt++) {
+        // no bound on the suffix: with a bound (999 was), the next cache of a name that many open caches share
+        // went without an MBean and without a word
+        for (long attempt = 1; ; attempt++) {
             String suffix = attempt == 1 ? "" : "-" + attempt;
             try {
                 ObjectName objectName = new ObjectName("dev.offheap:type=Cache,name=" + ObjectName.quote(name + suffix));
@@ -230,7 +232,6 @@ final class NativeResources implements Runnable {
                 return null;
             }
         }
-        return null;
     }
 
     private void unregisterMBean() {
