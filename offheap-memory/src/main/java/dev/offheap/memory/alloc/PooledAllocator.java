@@ -1042,6 +1042,13 @@ public final class PooledAllocator implements Allocator {
      * makes every segment inaccessible, and gives the whole range back to the system. Closing twice does
      * nothing.
      *
+     * <p>One exception, which the JDK imposes: a block in a page of a {@link dev.offheap.memory.PageAccess#CONFINED}
+     * {@linkplain Builder#memoryManager memory manager} can be made inaccessible only by the thread that
+     * allocated it. Closed from another thread while that thread lives, the block stays usable by that thread
+     * (every other thread gets {@link WrongThreadException}, as before) until it ends; the manager quarantines
+     * the page meanwhile, so no other owner ever gets it (see {@link MemoryManager}). A
+     * {@link dev.offheap.memory.PageAccess#SHARED} manager has no such exception.
+     *
      * @throws IllegalStateException if a segment of this allocator is in use by a downcall now (its scope
      *                               cannot close, as {@link Arena#close()} says): the memory stays mapped,
      *                               the allocator refuses allocations and ignores frees from then on, and a
