@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the stack size, or the request) instead of failing; chunks are kept for later frames of the same
  * thread. The memory of a thread's stack (grown chunks included) is freed when the thread has ended:
  * stacks of ended threads are swept every 64 new stacks, before a budget refuses a stack or a growth,
- * and by {@link #close()}.
+ * and by {@link #close()}. A stack whose segment a downcall still uses (one handed to another thread) cannot
+ * be freed under it: it stays until a sweep after the call has returned.
  *
  * <h2>Safety and threading</h2>
  * A frame belongs to the thread that pushed it: allocating from it or closing it from another thread
@@ -213,6 +214,11 @@ public final class StackAllocator implements AutoCloseable {
      *
      * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
      *                                       every thread's {@link #push()} shares and which is never closed
+     * @throws IllegalStateException         if a segment of a thread's stack is in use by a downcall now (its
+     *                                       arena cannot close, as {@link Arena#close()} says): that stack stays
+     *                                       allocated and charged, the other stacks are freed, the allocator
+     *                                       refuses new frames from then on, and a later {@code close()}
+     *                                       frees the rest
      */
     @Override
     public void close() {
@@ -224,18 +230,22 @@ public final class StackAllocator implements AutoCloseable {
                     + " own with StackAllocator.builder() to close it");
         }
         List<ThreadStack> all;
+        boolean first;
         synchronized (stacks) {
-            if (closed) {
+            // after a close that a downcall stopped, stacks holds the stacks it could not free
+            if (closed && stacks.isEmpty()) {
                 return;
             }
+            first = !closed;
             closed = true;
             all = new ArrayList<>(stacks);
             stacks.clear();
             // the table references threads: a stack retained until its thread ends must not keep the thread
             java.util.Arrays.fill(stackTable, null);
         }
+        List<ThreadStack> inUse = new ArrayList<>();
         for (ThreadStack s : all) {
-            if (s.depth > 0) {
+            if (first && s.depth > 0) {
                 Frame innermost = s.openFrames != null ? s.openFrames[s.depth] : null;
                 LOG.log(System.Logger.Level.WARNING, "stack allocator '" + name + "' closed while thread '" + s.thread.getName()
                         + "' had " + s.depth + " open frames" + (innermost != null
@@ -245,15 +255,28 @@ public final class StackAllocator implements AutoCloseable {
             if (debug != DebugMode.FULL || !s.thread.isAlive()) {
                 // OFF and SAMPLED segments are scoped to the stack's shared arena, which closes here; a
                 // thread that has ended can no longer reach the segments of its confined frame scopes
-                free(s);
+                if (!free(s)) {
+                    inUse.add(s);
+                }
             } else if (s.thread == Thread.currentThread()) {
                 s.closeOpenFrameScopes();
-                free(s);
+                if (!free(s)) {
+                    inUse.add(s);
+                }
             } else {
                 // FULL mode, another live thread: its frames' segments live in scopes confined to it, which
                 // no other thread can close, so the memory under them must stay until that thread ends
                 retainUntilThreadEnds(s);
             }
+        }
+        if (!inUse.isEmpty()) {
+            // kept where the next close() (and footprintBytes, stackCount) find them; one that threw from the
+            // middle of the loop lost them, and the stacks after them, with their budget, for good
+            synchronized (stacks) {
+                stacks.addAll(inUse);
+            }
+            throw new IllegalStateException("stack allocator '" + name + "' closed while a downcall uses a segment of "
+                    + inUse.size() + " thread stacks: they stay allocated; close() again once the calls have returned");
         }
     }
 
@@ -312,10 +335,10 @@ public final class StackAllocator implements AutoCloseable {
     private void freeDeadStacks() {
         for (int i = stacks.size() - 1; i >= 0; i--) {
             ThreadStack other = stacks.get(i);
-            if (!other.thread.isAlive()) {
+            // a stack that a downcall still uses stays listed, for the next sweep
+            if (!other.thread.isAlive() && free(other)) {
                 stacks.set(i, stacks.getLast());
                 stacks.removeLast();
-                free(other);
             }
         }
     }
@@ -338,13 +361,25 @@ public final class StackAllocator implements AutoCloseable {
         }
     }
 
-    private void free(ThreadStack s) {
+    /**
+     * Frees a stack's memory and gives its bytes back to the budget, and refuses further frames on it.
+     *
+     * @return false if a downcall uses a segment of the stack now (one handed to another thread, which may
+     * outlive the stack's thread): its arena cannot close ({@link Arena#close()} throws), so nothing is freed
+     * under the native code, and the stack stays allocated and charged until a later try
+     */
+    private boolean free(ThreadStack s) {
         s.freed = true;
-        s.arena.close();
+        try {
+            s.arena.close();
+        } catch (IllegalStateException e) {
+            return false;
+        }
         long bytes = s.bytes.get();
         if (budget != null && bytes > 0) {
             budget.release(bytes);
         }
+        return true;
     }
 
     /**
