@@ -24,7 +24,10 @@ public interface CacheLoader<K, V> {
      * Loads many keys; by default one {@link #load(Object)} per key.
      *
      * @param keys the absent keys
-     * @return their values; keys missing from the result are not cached
+     * @return their values; keys missing from the result are not cached. Its keys are matched to the asked
+     *         ones by their serialized bytes, as the cache compares keys (so new {@code byte[]} keys of the
+     *         same contents do); keys in it that were not asked for are cached too, as in Caffeine, but not
+     *         returned by {@link OffHeapCache#getAll}
      * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}
      */
     default Map<K, V> loadAll(Set<? extends K> keys) throws Exception {

@@ -81,7 +81,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *
      * @param keys the keys
      * @return the value of every key present or loaded; keys the loader's {@link CacheLoader#loadAll} left
-     *         out of its result are absent from it (and not cached), as in Caffeine
+     *         out of its result are absent from it (and not cached), and keys it added that were not asked
+     *         for are cached but not in it, as in Caffeine
      * @throws IllegalStateException if the cache was built without a loader
      * @throws CacheLoadException    if a load failed
      */

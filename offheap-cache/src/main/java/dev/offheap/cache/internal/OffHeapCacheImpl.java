@@ -362,12 +362,31 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return expireAfterWriteMillis > 0 || expireAfterAccessMillis > 0 || ttlUsed;
     }
 
-    private long nowMillis() {
-        return (clock.getAsLong() - startNanos) / 1_000_000;
+    /** @return nanoseconds since the cache was built, or {@link Long#MIN_VALUE} when nothing expires */
+    private long readNanos() {
+        return expiryInUse() ? clock.getAsLong() - startNanos : Long.MIN_VALUE;
     }
 
+    /** @return the whole milliseconds since the cache was built, for expiry checks; MIN_VALUE when nothing expires */
     private long readClock() {
-        return expiryInUse() ? nowMillis() : Long.MIN_VALUE;
+        return checkMillis(readNanos());
+    }
+
+    /**
+     * A clock reading as expiry checks see it: the milliseconds that have fully passed, so that an entry is
+     * expired once its deadline (a whole millisecond) has come.
+     */
+    private static long checkMillis(long nanos) {
+        return nanos == Long.MIN_VALUE ? Long.MIN_VALUE : nanos / 1_000_000;
+    }
+
+    /**
+     * A clock reading as deadlines count from: rounded up to the next whole millisecond, so that an entry
+     * never expires before its time to live has passed (rounded down, an entry written 0.6 ms into a
+     * millisecond expired 0.6 ms early, where Caffeine keeps it until its full duration has passed).
+     */
+    private static long deadlineBaseMillis(long nanos) {
+        return nanos == Long.MIN_VALUE ? 0 : Math.ceilDiv(nanos, 1_000_000);
     }
 
     private long refreshDeadline(long nowMillis) {
@@ -661,9 +680,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      */
     private byte[] lookupBytes(byte[] k, long hash, boolean count, boolean access) {
         try {
-            long now = readClock();
+            long nanos = readNanos();
+            long now = checkMillis(nanos);
             byte[] value = shard(hash).getCopy(hash, k, now,
-                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(now), access);
+                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(deadlineBaseMillis(nanos)), access);
             if (count) {
                 if (value == null) {
                     stats.miss();
@@ -1110,14 +1130,54 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new CacheLoadException("loadAll returned null in cache '" + name + "'", null);
         }
         stats.loadSuccess(System.nanoTime() - start);
+        Map<K, V> values = new HashMap<>();
         for (K key : toLoad) {
             V value = loaded.get(key);
+            if (value != null) {
+                values.put(key, value);
+            }
+        }
+        Map<K, V> extras = values.size() < loaded.size() ? matchByBytes(loaded, toLoad, ids, values) : Map.of();
+        for (K key : toLoad) {
+            V value = values.get(key);
             if (value != null) {
                 write(key, value, 0, mine.get(key));
                 result.put(key, value);
             }
             finish(mine.get(key), ids.get(key), value);
         }
+        // keys nobody asked for are cached too (as in Caffeine), as puts, but not returned
+        for (Map.Entry<K, V> extra : extras.entrySet()) {
+            write(extra.getKey(), extra.getValue(), 0, null);
+        }
+    }
+
+    /**
+     * The entries of a {@code loadAll} result that {@code equals} did not match to an asked key: matched by
+     * their serialized bytes, as the cache compares keys, into {@code values} (a loader that makes its keys
+     * anew, as for {@code byte[]} keys, whose equals is identity: their values were dropped, every key
+     * reported absent and nothing cached); the rest, keys that were not asked for, are returned.
+     */
+    private Map<K, V> matchByBytes(Map<? super K, V> loaded, Set<K> toLoad, Map<K, KeyBytes> ids, Map<K, V> values) {
+        Map<KeyBytes, K> asked = new HashMap<>();
+        for (K key : toLoad) {
+            asked.put(ids.get(key), key);
+        }
+        Map<K, V> extras = new LinkedHashMap<>();
+        for (Map.Entry<? super K, V> entry : loaded.entrySet()) {
+            if (entry.getKey() == null || entry.getValue() == null || toLoad.contains(entry.getKey())) {
+                continue; // nothing to cache, or an asked key matched by equals
+            }
+            @SuppressWarnings("unchecked")
+            K key = (K) entry.getKey();
+            K askedKey = asked.get(new KeyBytes(keyBytes(key)));
+            if (askedKey == null) {
+                extras.put(key, entry.getValue());
+            } else {
+                values.putIfAbsent(askedKey, entry.getValue());
+            }
+        }
+        return extras;
     }
 
     /**
@@ -1162,7 +1222,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private Object readInPlace(byte[] k, long hash, Function<? super MemorySegment, ?> reader, boolean count,
                                boolean access) {
         Shard shard = shard(hash);
-        long now = readClock();
+        long nanos = readNanos();
+        long now = checkMillis(nanos);
         long stamp;
         try {
             stamp = shard.lockRead();
@@ -1174,7 +1235,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // close() waits for this read lock, then frees the regions: seen closed here, the region may be gone
             checkOpen();
             MemorySegment slice = shard.valueSliceLocked(hash, k, now,
-                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(now), access);
+                    now == Long.MIN_VALUE || !access ? 0 : refreshDeadline(deadlineBaseMillis(nanos)), access);
             if (slice == null) {
                 if (count) {
                     stats.miss();
@@ -1340,10 +1401,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         long hash = Hashing.hash(k);
         Shard shard = shard(hash);
-        Removals removals = removals(readClock());
+        long nanos = readNanos();
+        Removals removals = removals(checkMillis(nanos));
         try {
-            long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
-            long deadlines = deadlines(now, timeToLiveMillis);
+            long deadlines = deadlines(deadlineBaseMillis(nanos), timeToLiveMillis);
             boolean fixedTtl = timeToLiveMillis > 0;
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
@@ -1385,7 +1446,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
-    /** What a conditional write does with the live entry it finds (0 if none); returns the old value's bytes. */
+    /**
+     * What a conditional write does with the live entry it finds (0 if none); returns the old value's bytes.
+     * {@code now} is the millisecond its deadlines count from ({@link #deadlineBaseMillis}).
+     */
     @FunctionalInterface
     private interface Update {
         byte[] apply(Shard shard, int entry, Removals removals, long hash, byte[] key, long now);
@@ -1397,15 +1461,15 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkNotInsideReader();
         long hash = Hashing.hash(k);
         Shard shard = shard(hash);
-        Removals removals = removals(readClock());
+        long nanos = readNanos();
+        Removals removals = removals(checkMillis(nanos));
         byte[] result;
         try {
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
                 supersedeLoadOf(k, null);
                 int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
-                long now = removals.nowMillis == Long.MIN_VALUE ? 0 : removals.nowMillis;
-                result = update.apply(shard, entry, removals, hash, k, now);
+                result = update.apply(shard, entry, removals, hash, k, deadlineBaseMillis(nanos));
             } finally {
                 shard.unlockWrite(stamp);
             }
