@@ -95,7 +95,8 @@ public final class CompareCommand implements Command {
                   --out DIR           output folder (default ./offheap-results/compare)
                   --seed N            random seed of the request ids (default 42)
                   --nmt               run the variant JVMs with native memory tracking and report its total
-                  --timeout D         kill a variant JVM that runs longer (default 10m)
+                  --timeout D         kill a variant JVM that runs longer (default 10m, plus the measured
+                                      phase where --duration or --rate sets its length)
                   --dry-run           print the plan and the variant JVMs' command lines, run nothing
                   -h, --help          this help
 

@@ -77,6 +77,11 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     public static final int MAX_VALUE_SIZE = 64 << 20;
     /** Largest max entries accepted. */
     public static final int MAX_ENTRIES = 10_000_000;
+    /**
+     * How long a variant JVM may run without {@code --timeout}, beyond a measured phase whose length the
+     * command line sets ({@link #defaultTimeout(Duration)}).
+     */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
 
     /** The garbage collectors the variant JVMs can run with. */
     public enum Collector {
@@ -193,7 +198,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         Path out = Path.of("offheap-results", "compare");
         long seed = 42;
         boolean nmt = false;
-        Duration timeout = Duration.ofMinutes(10);
+        Duration timeout = null;
         boolean dryRun = false;
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
@@ -286,6 +291,12 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         if (db != null && loader != Workload.Loader.DATABASE) {
             throw new UsageException("--db applies to --loader db only");
         }
+        if (timeout == null) {
+            // a fixed 10 minutes killed every variant of a longer --duration or --rate schedule before it could end
+            long n = requests != null ? requests : DEFAULT_REQUESTS;
+            timeout = defaultTimeout(duration != null ? duration : rate == 0 ? Duration.ZERO
+                    : Duration.ofSeconds(n / rate, (n % rate) * 1_000_000_000L / rate));
+        }
         String tooMany = loader != Workload.Loader.DATABASE ? null : H2OfferStore.tooManyOffers(
                 keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0));
         if (tooMany != null) {
@@ -295,6 +306,21 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 : DEFAULT_REQUESTS, duration, rate, warmup, keys, heap, collector, loader,
                 latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : defaultDb(), out, seed, nmt,
                 timeout, dryRun);
+    }
+
+    /**
+     * The timeout of a variant JVM when {@code --timeout} is not given: {@link #DEFAULT_TIMEOUT} on top of
+     * the measured phase, when the command line fixes its length, so that a long phase is not killed before
+     * it can end; the phase counts for at most {@link OptionValues#MAX_DURATION}, so that the timeout stays
+     * within what its waits can take in milliseconds.
+     *
+     * @param measured how long the measured phase takes at least ({@code --duration}, or {@code --requests}
+     *                 over {@code --rate}), or zero where that depends on the variant (a closed loop)
+     * @return the timeout
+     */
+    static Duration defaultTimeout(Duration measured) {
+        Duration phase = measured.compareTo(OptionValues.MAX_DURATION) > 0 ? OptionValues.MAX_DURATION : measured;
+        return DEFAULT_TIMEOUT.plus(phase);
     }
 
     /** The options that take a value. */

@@ -1,6 +1,7 @@
 package dev.offheap.cli.compare;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -26,20 +27,22 @@ public final class Durations {
         if (!m.matches()) {
             throw new IllegalArgumentException("expected a duration such as 200us, 50ms, 30s or 2m, got '" + text + "'");
         }
-        double value = Double.parseDouble(m.group(1));
-        double nanosPerUnit = switch (m.group(2)) {
+        long nanosPerUnit = switch (m.group(2)) {
             case "ns" -> 1;
-            case "us", "µs" -> 1e3;
-            case "ms" -> 1e6;
-            case "s" -> 1e9;
-            case "m", "min" -> 60e9;
-            default -> 3600e9;
+            case "us", "µs" -> 1_000;
+            case "ms" -> 1_000_000;
+            case "s" -> 1_000_000_000;
+            case "m", "min" -> 60_000_000_000L;
+            default -> 3_600_000_000_000L;
         };
-        double nanos = value * nanosPerUnit;
-        if (nanos > Long.MAX_VALUE) {
+        // in decimal, not in a double: a double's 53 bits lost nanoseconds from about 48 days on, and format's
+        // exact text of such a duration read back as another one
+        BigDecimal nanos = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(nanosPerUnit))
+                .setScale(0, RoundingMode.HALF_UP);
+        if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
             throw new IllegalArgumentException("duration too long: '" + text + "'");
         }
-        return Duration.ofNanos(Math.round(nanos));
+        return Duration.ofNanos(nanos.longValueExact());
     }
 
     /**

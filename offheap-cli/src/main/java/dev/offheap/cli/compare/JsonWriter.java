@@ -1,8 +1,14 @@
 package dev.offheap.cli.compare;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Writes JSON from maps, lists, strings, numbers, booleans and null, indented. NaN and infinities,
@@ -59,7 +65,14 @@ public final class JsonWriter {
             case Boolean b -> sb.append(b);
             case Double d -> number(sb, d);
             case Float f -> number(sb, f.doubleValue());
-            case Number n -> sb.append(n.longValue());
+            // whole numbers exactly; longValue() of any other Number cut off its fraction (2.5 became 2) or, for
+            // a BigInteger, its high bits
+            case Long _, Integer _, Short _, Byte _, AtomicLong _, AtomicInteger _, LongAdder _, LongAccumulator _ ->
+                    sb.append(((Number) value).longValue());
+            case BigInteger b -> sb.append(b);
+            // BigDecimal's text (2.5, 1E+3) is a JSON number
+            case BigDecimal b -> sb.append(b);
+            case Number n -> number(sb, n.doubleValue());
             default -> throw new IllegalArgumentException("cannot write a " + value.getClass().getName() + " as JSON");
         }
     }

@@ -73,7 +73,12 @@ public final class OfferServer implements AutoCloseable {
     private final String variant;
     private final HttpServer server;
     private final ExecutorService executor;
-    private final ConcurrentHistogram latency = new ConcurrentHistogram(1_000, MAX_LATENCY_NANOS, 3);
+    /**
+     * Request times in nanoseconds, to three significant digits from 1 ns up: a lowest value of 1,000 ns
+     * (HdrHistogram rounds it down to 512) gave 512 ns steps below about 1 ms, where hits land, and a 3.6 us
+     * median read as 4.1 us (as {@code compare}'s histograms did before).
+     */
+    private final ConcurrentHistogram latency = new ConcurrentHistogram(1, MAX_LATENCY_NANOS, 3);
     private final long startNanos = System.nanoTime();
 
     private OfferServer(OfferService service, String variant, HttpServer server, ExecutorService executor) {
