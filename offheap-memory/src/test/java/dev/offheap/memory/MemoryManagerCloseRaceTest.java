@@ -239,59 +239,23 @@ class MemoryManagerCloseRaceTest {
         }
     }
 
-    private static final CountDownLatch IN_UPCALL = new CountDownLatch(1);
-    private static final CountDownLatch CLOSED = new CountDownLatch(1);
-
-    /** qsort's comparator: holds the native call (and the page's acquired scope) until close() returned. */
-    static int holdTheCall(MemorySegment x, MemorySegment y) {
-        IN_UPCALL.countDown();
-        try {
-            CLOSED.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
-    }
-
     @Test
-    @SuppressWarnings("restricted")
     void closeWhileASharedPageIsInANativeCallKeepsItAndCompletes() throws Throwable {
         List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
         Budget parent = Budget.root("parent", 1 << 22, r -> { });
         MemoryManager mm = MemoryManager.builder().totalSize(1L << 20).pageSize(64 * 1024)
                 .pageAccess(PageAccess.SHARED).parentBudget(parent).registerMBean(false).leakReporter(reports::add).build();
         MemorySegment page = mm.allocatePage("o");
-        java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
-        java.lang.invoke.MethodHandle qsort = linker.downcallHandle(linker.defaultLookup().find("qsort").orElseThrow(),
-                java.lang.foreign.FunctionDescriptor.ofVoid(java.lang.foreign.ValueLayout.ADDRESS,
-                        java.lang.foreign.ValueLayout.JAVA_LONG, java.lang.foreign.ValueLayout.JAVA_LONG,
-                        java.lang.foreign.ValueLayout.ADDRESS));
-        java.lang.invoke.MethodHandle comparator = java.lang.invoke.MethodHandles.lookup().findStatic(
-                MemoryManagerCloseRaceTest.class, "holdTheCall", java.lang.invoke.MethodType.methodType(int.class,
-                        MemorySegment.class, MemorySegment.class));
-        AtomicInteger failures = new AtomicInteger();
-        Thread caller = Thread.ofPlatform().daemon().start(() -> {
-            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-                MemorySegment stub = linker.upcallStub(comparator, java.lang.foreign.FunctionDescriptor.of(
-                        java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS,
-                        java.lang.foreign.ValueLayout.ADDRESS), arena);
-                qsort.invokeExact(page, 2L, 8L, stub); // the page's scope is acquired during the call
-            } catch (Throwable t) {
-                failures.incrementAndGet();
-            }
-        });
-        assertThat(IN_UPCALL.await(10, TimeUnit.SECONDS)).isTrue();
+        HeldInDowncall held = new HeldInDowncall(page); // the page's scope is acquired during the call
         try {
             // threw "Session is acquired by 1 clients" half-way, leaving the memory, the budget and the MBean
             mm.close();
         } finally {
-            CLOSED.countDown();
-            caller.join(10_000);
+            held.release();
         }
         assertThat(mm.isClosed()).isTrue();
         assertThat(parent.used()).as("the budget went back to the parent").isZero();
         assertThat(String.join("\n", reports)).contains("1 pages confined to live threads are kept");
-        assertThat(failures.get()).isZero();
         parent.close();
     }
 }

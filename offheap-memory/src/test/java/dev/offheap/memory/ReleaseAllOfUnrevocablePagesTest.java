@@ -3,14 +3,7 @@ package dev.offheap.memory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -29,54 +22,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ReleaseAllOfUnrevocablePagesTest {
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle QSORT = qsort();
-
-    @SuppressWarnings("restricted")
-    private static MethodHandle qsort() {
-        return LINKER.downcallHandle(LINKER.defaultLookup().find("qsort").orElseThrow(),
-                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
-    }
-
-    private static volatile CountDownLatch inUpcall;
-    private static volatile CountDownLatch mayReturn;
-
-    /** qsort's comparator: holds the native call (and the scope of the array it sorts) until told to return. */
-    static int holdTheCall(MemorySegment x, MemorySegment y) {
-        inUpcall.countDown();
-        try {
-            mayReturn.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
-    }
-
-    /**
-     * Starts a thread whose native call (qsort of two longs) holds {@code page}'s scope until
-     * {@link #mayReturn} is counted down; returns once the call is inside its comparator.
-     */
-    @SuppressWarnings("restricted")
-    private static Thread holdInNativeCall(MemorySegment page, AtomicReference<Throwable> failure) throws Exception {
-        inUpcall = new CountDownLatch(1);
-        mayReturn = new CountDownLatch(1);
-        MethodHandle comparator = MethodHandles.lookup().findStatic(ReleaseAllOfUnrevocablePagesTest.class, "holdTheCall",
-                MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
-        Thread caller = Thread.ofPlatform().daemon().start(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment stub = LINKER.upcallStub(comparator,
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS), arena);
-                QSORT.invokeExact(page, 2L, 8L, stub);
-            } catch (Throwable t) {
-                failure.set(t);
-                inUpcall.countDown();
-            }
-        });
-        assertThat(inUpcall.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(failure.get()).isNull();
-        return caller;
-    }
-
     /**
      * releaseAll of an owner whose SHARED group is in a native call: the JDK refuses to close the group's
      * scope then. Before the fix releaseAll threw IllegalStateException (not documented) after emptying the
@@ -91,18 +36,15 @@ class ReleaseAllOfUnrevocablePagesTest {
                 .pageAccess(PageAccess.SHARED).pageSize(4096).totalSize(pages * 4096L).build()) {
             PageGroup group = mm.allocateGroup("sorter", 3);
             MemorySegment first = group.page(0);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread caller = holdInNativeCall(first, failure);
+            HeldInDowncall held = new HeldInDowncall(first);
             try {
                 assertThatCode(() -> mm.releaseAll("sorter")).as("releaseAll documents no exception")
                         .doesNotThrowAnyException();
                 // held by the call, so not handed to anyone else meanwhile
                 assertThat(mm.usedPages() + mm.freePages()).isLessThanOrEqualTo(pages);
             } finally {
-                mayReturn.countDown();
-                caller.join(10_000);
+                held.release();
             }
-            assertThat(failure.get()).isNull();
             // the call returned: every page can be had again, none twice
             List<MemorySegment> all = mm.allocatePages("next", pages);
             assertThat(all.stream().map(MemorySegment::address).distinct().count()).isEqualTo(pages);
@@ -124,14 +66,12 @@ class ReleaseAllOfUnrevocablePagesTest {
         try (MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(r -> { })
                 .pageAccess(PageAccess.SHARED).pageSize(4096).totalSize(pages * 4096L).build()) {
             PageGroup group = mm.allocateGroup("sorter", 2);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread caller = holdInNativeCall(group.page(1), failure);
+            HeldInDowncall held = new HeldInDowncall(group.page(1));
             try {
                 assertThatCode(() -> mm.releaseAll("sorter")).doesNotThrowAnyException();
                 assertThat(mm.freePages()).isEqualTo(pages - 2);
             } finally {
-                mayReturn.countDown();
-                caller.join(10_000);
+                held.release();
             }
             group.close();
             assertThat(group.isAlive()).isFalse();

@@ -1,19 +1,13 @@
 package dev.offheap.memory.alloc;
 
 import dev.offheap.memory.Budget;
+import dev.offheap.memory.HeldInDowncall;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,84 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  */
 class LargeRegionsAndVirtualMemoryEdgeTest {
     private static final Duration LIMIT = Duration.ofSeconds(30);
-
-    // ------------------------------------------------------------------ a downcall that holds a segment
-
-    /**
-     * A downcall ({@code qsort} over two longs of the segment) whose comparator upcall waits: while it
-     * waits the Linker holds the segment's scope acquired, as any native function working on the
-     * segment would.
-     */
-    private static final class HeldInDowncall {
-        private static final MethodHandle QSORT;
-        private static final MethodHandle COMPARE;
-
-        static {
-            QSORT = qsort();
-            try {
-                COMPARE = MethodHandles.lookup().findStatic(HeldInDowncall.class, "compare", MethodType.methodType(int.class,
-                        CountDownLatch.class, CountDownLatch.class, MemorySegment.class, MemorySegment.class));
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        // downcallHandle is restricted: qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *))
-        @SuppressWarnings("restricted")
-        private static MethodHandle qsort() {
-            Linker linker = Linker.nativeLinker();
-            return linker.downcallHandle(linker.defaultLookup().find("qsort").orElseThrow(),
-                    FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
-                            ValueLayout.ADDRESS));
-        }
-
-        // upcallStub is restricted: the comparator's descriptor matches compare's bound type
-        @SuppressWarnings("restricted")
-        private static MemorySegment comparator(CountDownLatch entered, CountDownLatch release, Arena arena) {
-            return Linker.nativeLinker().upcallStub(MethodHandles.insertArguments(COMPARE, 0, entered, release),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS), arena);
-        }
-
-        private final CountDownLatch entered = new CountDownLatch(1);
-        private final CountDownLatch release = new CountDownLatch(1);
-        private final AtomicReference<Throwable> failure = new AtomicReference<>();
-        private final Thread thread;
-
-        HeldInDowncall(MemorySegment segment) throws InterruptedException {
-            thread = new Thread(() -> {
-                try (Arena upcalls = Arena.ofConfined()) {
-                    QSORT.invokeExact(segment, 2L, 8L, comparator(entered, release, upcalls));
-                } catch (Throwable e) {
-                    failure.set(e);
-                    entered.countDown();
-                }
-            }, "held-in-downcall");
-            thread.setDaemon(true);
-            thread.start();
-            assertThat(entered.await(10, TimeUnit.SECONDS)).as("the downcall reached its upcall").isTrue();
-            assertThat(failure.get()).as("the downcall started").isNull();
-        }
-
-        /** An upcall must never throw (that ends the JVM): it waits for the release, or at most 20 s. */
-        @SuppressWarnings("unused") // through COMPARE
-        private static int compare(CountDownLatch entered, CountDownLatch release, MemorySegment a, MemorySegment b) {
-            entered.countDown();
-            try {
-                release.await(20, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return 0;
-        }
-
-        /** Lets the downcall return, and waits until it has. */
-        void release() throws InterruptedException {
-            release.countDown();
-            thread.join(10_000);
-            assertThat(thread.isAlive()).isFalse();
-            assertThat(failure.get()).isNull();
-        }
-    }
 
     // ------------------------------------------------------------------ PooledAllocator
 

@@ -2,18 +2,12 @@ package dev.offheap.memory.alloc;
 
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
+import dev.offheap.memory.HeldInDowncall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -27,51 +21,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StackInUseByADowncallStaysAllocatedTest {
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle QSORT = qsort();
-
-    @SuppressWarnings("restricted")
-    private static MethodHandle qsort() {
-        return LINKER.downcallHandle(LINKER.defaultLookup().find("qsort").orElseThrow(),
-                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS));
-    }
-
-    private static volatile CountDownLatch inUpcall;
-    private static volatile CountDownLatch mayReturn;
-
-    /** qsort's comparator: holds the native call (and the scope of the array it sorts) until told to return. */
-    static int holdTheCall(MemorySegment x, MemorySegment y) {
-        inUpcall.countDown();
-        try {
-            mayReturn.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
-    }
-
-    /** Starts a thread whose native call (qsort of two longs) holds {@code array}'s scope until {@link #mayReturn}. */
-    @SuppressWarnings("restricted")
-    private static Thread holdInNativeCall(MemorySegment array, AtomicReference<Throwable> failure) throws Exception {
-        inUpcall = new CountDownLatch(1);
-        mayReturn = new CountDownLatch(1);
-        MethodHandle comparator = MethodHandles.lookup().findStatic(StackInUseByADowncallStaysAllocatedTest.class,
-                "holdTheCall", MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
-        Thread caller = Thread.ofPlatform().daemon().start(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment stub = LINKER.upcallStub(comparator,
-                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS), arena);
-                QSORT.invokeExact(array, 2L, 8L, stub);
-            } catch (Throwable t) {
-                failure.set(t);
-                inUpcall.countDown();
-            }
-        });
-        assertThat(inUpcall.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(failure.get()).isNull();
-        return caller;
-    }
 
     /**
      * Before: the sweep (run here because the budget refused a new stack) removed the ended thread's stack
@@ -90,18 +39,15 @@ class StackInUseByADowncallStaysAllocatedTest {
                 }
             });
             owner.join();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread caller = holdInNativeCall(handedOver.get(), failure);
+            HeldInDowncall held = new HeldInDowncall(handedOver.get());
             try {
                 // the ended thread's memory is still in use: the budget is full, and says so
                 assertThatThrownBy(stack::pushFrame).isInstanceOf(BudgetExceededException.class);
                 assertThat(stack.stackCount()).as("the stack in use is still held").isEqualTo(1);
                 assertThat(budget.used()).isEqualTo(4096);
             } finally {
-                mayReturn.countDown();
-                caller.join(10_000);
+                held.release();
             }
-            assertThat(failure.get()).isNull();
             // the call returned: the next refusal's sweep frees the ended thread's stack
             try (StackAllocator.Frame f = stack.pushFrame()) {
                 assertThat(f.allocate(8).byteSize()).isEqualTo(8);
@@ -120,10 +66,9 @@ class StackInUseByADowncallStaysAllocatedTest {
     void closeFreesTheOtherStacksAndALaterCloseTheOneADowncallUsed() throws Exception {
         try (Budget budget = Budget.root("stacks", 1 << 20, report -> { })) {
             StackAllocator stack = StackAllocator.builder().stackSize(4096).budget(budget).debug(DebugMode.OFF).build();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread caller;
+            HeldInDowncall held;
             try (StackAllocator.Frame f = stack.pushFrame()) {
-                caller = holdInNativeCall(f.allocate(16), failure);
+                held = new HeldInDowncall(f.allocate(16));
             }
             Thread other = Thread.ofPlatform().start(() -> {
                 try (StackAllocator.Frame f = stack.pushFrame()) {
@@ -140,10 +85,8 @@ class StackInUseByADowncallStaysAllocatedTest {
                 assertThatThrownBy(stack::pushFrame).isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("closed");
             } finally {
-                mayReturn.countDown();
-                caller.join(10_000);
+                held.release();
             }
-            assertThat(failure.get()).isNull();
             stack.close();
             assertThat(budget.used()).isZero();
             assertThat(stack.stackCount()).isZero();
