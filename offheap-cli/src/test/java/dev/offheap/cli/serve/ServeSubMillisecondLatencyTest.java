@@ -2,9 +2,8 @@ package dev.offheap.cli.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.offheap.cli.compare.CaffeineOfferCache;
 import dev.offheap.cli.compare.LatencyOfferStore;
-import dev.offheap.cli.compare.OfferCache;
-import dev.offheap.cli.compare.OfferLoader;
 import dev.offheap.cli.compare.OfferService;
 import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
@@ -24,36 +23,9 @@ import org.junit.jupiter.api.Test;
  * the same histogram, which {@code serve} kept).
  */
 class ServeSubMillisecondLatencyTest {
-    /** A cache the test never asks: the latencies are recorded by hand. */
-    private static final class UnusedCache implements OfferCache {
-        @Override
-        public String get(long id, OfferLoader loader) {
-            return loader.load(id);
-        }
-
-        @Override
-        public long entries() {
-            return 0;
-        }
-
-        @Override
-        public long nativeBytes() {
-            return 0;
-        }
-
-        @Override
-        public String describe() {
-            return "unused";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Test
     void microsecondLatenciesAreReportedToThreeSignificantDigits() throws Exception {
-        OfferService service = new OfferService(new UnusedCache(), new LatencyOfferStore(10, 10, Duration.ZERO));
+        OfferService service = new OfferService(new CaffeineOfferCache(10), new LatencyOfferStore(10, 10, Duration.ZERO));
         try (OfferServer server = OfferServer.start(service, "unused", new InetSocketAddress("127.0.0.1", 0), 1)) {
             // the histogram the request handler records into; a real request's time cannot be chosen, so the
             // test records known times as the handler would
