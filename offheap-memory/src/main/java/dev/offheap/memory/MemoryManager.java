@@ -26,9 +26,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,6 +146,11 @@ public final class MemoryManager implements AutoCloseable {
     private static final int FORGET_ENDED_EVERY_NEW_MAGAZINES = 64;
     private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
+    /**
+     * The files that mapped managers of this JVM hold (their {@link BasicFileAttributes#fileKey() keys}), until
+     * their channels are closed; guarded by itself. A file here is refused before a build opens it.
+     */
+    private static final Set<Object> MAPPED_FILES = new HashSet<>();
     /** Pages a manager can hold: the slot table (one entry per page, plus padding) must fit a Java array. */
     private static final int MAX_PAGES = Integer.MAX_VALUE - 64;
     /** 16 compressed references fill a 64-byte cache line. */
@@ -1641,7 +1648,27 @@ public final class MemoryManager implements AutoCloseable {
             }
             // Whether this build created the file is what open says, not what a check before it saw: another
             // process may create the file in between, and a dangling symlink "does not exist" but is the user's.
-            OpenedFile opened = openOrCreate(absolute);
+            OpenedFile opened;
+            Object fileKey;
+            synchronized (MAPPED_FILES) {
+                // A file a live manager of this JVM maps is refused before it is opened: closing any descriptor of
+                // it (this build's channel, FileSpace's) would drop that manager's POSIX lock, and another process
+                // could then map the bytes it hands out.
+                Object before = fileKey(absolute);
+                if (before != null && MAPPED_FILES.contains(before)) {
+                    throw fileInUse(absolute);
+                }
+                opened = openOrCreate(absolute);
+                fileKey = fileKey(absolute);
+                if (fileKey == null || !MAPPED_FILES.add(fileKey)) {
+                    // removed since it was opened, or replaced by a file in use here: nothing of ours to map
+                    closeQuietly(opened.channel());
+                    if (fileKey == null) {
+                        throw new NoSuchFileException(absolute.toString(), null, "removed while it was opened");
+                    }
+                    throw fileInUse(absolute);
+                }
+            }
             FileChannel channel = opened.channel();
             Arena arena = Arena.ofShared();
             boolean mapped = false;
@@ -1661,7 +1688,7 @@ public final class MemoryManager implements AutoCloseable {
                 // keep them from memset, which a truncated file would turn into a JVM crash
                 MappedRegions.register(memory);
                 mapped = true;
-                return new Chunk(0, memory, arena, channel);
+                return new Chunk(0, memory, arena, channel, fileKey);
             } catch (FileSpace.FileSpaceException e) {
                 throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
                         + " for memory manager '" + name + "': " + e.getMessage(), e);
@@ -1669,11 +1696,8 @@ public final class MemoryManager implements AutoCloseable {
                 if (!mapped) {
                     arena.close();
                     deleteIfCreated(opened.created());
-                    try {
-                        channel.close();
-                    } catch (IOException ignored) {
-                        // the build's own failure is what the caller needs to see
-                    }
+                    closeQuietly(channel);
+                    releaseMappedFile(fileKey);
                 }
             }
         } catch (IOException e) {
@@ -1712,6 +1736,36 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    /** @return what identifies the file {@code path} names (device and inode), or null if there is none */
+    private static Object fileKey(Path path) throws IOException {
+        try {
+            Object key = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+            return key != null ? key : path.toRealPath();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /** Forgets a file of {@link #MAPPED_FILES}: only once its channel is closed, which drops the POSIX locks. */
+    private static void releaseMappedFile(Object fileKey) {
+        synchronized (MAPPED_FILES) {
+            MAPPED_FILES.remove(fileKey);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // the build's own failure is what the caller needs to see
+        }
+    }
+
+    private static IllegalArgumentException fileInUse(Path file) {
+        return new IllegalArgumentException("mapped file " + file + " is in use by another memory manager"
+                + " (it holds a lock on the file); close that one first or give this one another file");
+    }
+
     /** Takes an exclusive lock on the whole file, so that no other manager maps it while this one lives. */
     private void lockForManager(FileChannel channel, Path file) throws IOException {
         FileLock lock;
@@ -1724,8 +1778,7 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         if (lock == null) {
-            throw new IllegalArgumentException("mapped file " + file + " is in use by another memory manager"
-                    + " (it holds a lock on the file); close that one first or give this one another file");
+            throw fileInUse(file);
         }
     }
 
@@ -1866,18 +1919,21 @@ public final class MemoryManager implements AutoCloseable {
         final Arena arena;
         /** The mapped file's channel, holding its lock until the mapping goes; null for native memory. */
         final FileChannel file;
+        /** The mapped file's entry in {@link #MAPPED_FILES}; null for native memory. */
+        final Object fileKey;
         /** One for the manager, plus one per page kept alive for a live confining thread after close. */
         final AtomicInteger retained = new AtomicInteger(1);
 
         Chunk(int number, MemorySegment memory, Arena arena) {
-            this(number, memory, arena, null);
+            this(number, memory, arena, null, null);
         }
 
-        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file) {
+        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file, Object fileKey) {
             this.number = number;
             this.memory = memory;
             this.arena = arena;
             this.file = file;
+            this.fileKey = fileKey;
         }
 
         void releaseRetained() {
@@ -1890,6 +1946,7 @@ public final class MemoryManager implements AutoCloseable {
                     } catch (IOException e) {
                         LOG.log(System.Logger.Level.DEBUG, "could not close a mapped file", e);
                     }
+                    releaseMappedFile(fileKey);
                 }
             }
         }
@@ -2349,11 +2406,20 @@ public final class MemoryManager implements AutoCloseable {
          * @param properties the properties, e.g. {@link System#getProperties()}
          * @return this builder
          * @throws NullPointerException     if {@code properties} is null
-         * @throws IllegalArgumentException for an unknown key under the prefix, a value that does not parse,
-         *                                  or more than one key that sets the size
+         * @throws IllegalArgumentException for an unknown key under the prefix, a value that does not parse
+         *                                  or is not a {@code String}, or more than one key that sets the size
          */
         public Builder properties(Properties properties) {
             Objects.requireNonNull(properties, "properties");
+            for (Map.Entry<Object, Object> entry : properties.entrySet()) {
+                // getProperty and stringPropertyNames see String values only: a key put with another type of value
+                // (put(key, 8192)) was skipped as if absent, a known one silently not applied, a misspelt one not rejected
+                if (entry.getKey() instanceof String key && key.startsWith(PROPERTY_PREFIX)
+                        && !(entry.getValue() instanceof String)) {
+                    throw new IllegalArgumentException("property '" + key + "' has a value of type "
+                            + entry.getValue().getClass().getName() + ", not a String; set it with setProperty");
+                }
+            }
             List<String> sizeKeys = SIZE_KEYS.stream().map(k -> PROPERTY_PREFIX + k)
                     .filter(k -> properties.getProperty(k) != null).sorted().toList();
             if (sizeKeys.size() > 1) {
