@@ -52,8 +52,15 @@ public final class OffHeapCachingProvider implements CachingProvider {
         URI managerUri = uri == null ? getDefaultURI() : uri;
         ClassLoader loader = classLoader == null ? getDefaultClassLoader() : classLoader;
         Properties managerProperties = properties == null ? new Properties() : properties;
-        return managers.computeIfAbsent(loader, l -> new HashMap<>())
-                .computeIfAbsent(managerUri, u -> new OffHeapCacheManager(this, u, loader, managerProperties, this::release));
+        Map<URI, OffHeapCacheManager> ofLoader = managers.computeIfAbsent(loader, l -> new HashMap<>());
+        OffHeapCacheManager manager = ofLoader.get(managerUri);
+        // A manager another thread is closing is marked closed before it leaves this table (release): a new
+        // one replaces it, as after the close; release removes only the manager it was given.
+        if (manager == null || manager.isClosed()) {
+            manager = new OffHeapCacheManager(this, managerUri, loader, managerProperties, this::release);
+            ofLoader.put(managerUri, manager);
+        }
+        return manager;
     }
 
     /** @return the class loader that loaded this provider */

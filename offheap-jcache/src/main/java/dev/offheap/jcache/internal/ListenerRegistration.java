@@ -7,6 +7,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.Factory;
 import javax.cache.event.CacheEntryCreatedListener;
@@ -37,6 +38,7 @@ final class ListenerRegistration<K, V> {
      * the caller's (mutable) object, and changing it afterwards must not change the registered listener.
      */
     private final boolean oldValueRequired;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration) {
         this.configuration = configuration;
@@ -118,8 +120,16 @@ final class ListenerRegistration<K, V> {
         }
     }
 
-    /** Stops the asynchronous thread after the events already queued, and closes a closeable listener. */
+    /**
+     * Stops the asynchronous thread after the events already queued, and closes a closeable listener. Once:
+     * a deregistration and the cache's close may both get here (the deregistration found the cache open,
+     * the close found the listener registered), and the second close's task would be refused by the
+     * executor the first shut down, out of the cache's close before it freed the off-heap memory.
+     */
     void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         if (async != null) {
             async.execute(() -> {
                 closeQuietly(listener);

@@ -7,6 +7,8 @@ import dev.offheap.jcache.OffHeapConfiguration;
 import dev.offheap.memory.internal.WeakSchedule;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -722,9 +724,18 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
                 Map<K, V> loaded = loadMany(missing);
+                Map<ByteBuffer, V> loadedByBytes = null; // made at the first key the loader's map does not hold as is
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
                     V value = loaded.get(key);
+                    if (value == null && !loaded.isEmpty()) {
+                        // The loader may have made its keys anew: equal by serialized bytes is equal here (an
+                        // array key is not equal to its copy by equals).
+                        if (loadedByBytes == null) {
+                            loadedByBytes = byKeyBytes(loaded);
+                        }
+                        value = loadedByBytes.get(keyContent(key));
+                    }
                     if (value != null) {
                         storeLoaded(key, value, false, changesSeen[i], op);
                         result.put(key, value);
@@ -738,6 +749,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
         op.finish();
         return result;
+    }
+
+    /** @return the loader's values by their keys' serialized bytes, as the store compares keys */
+    private Map<ByteBuffer, V> byKeyBytes(Map<K, V> loaded) {
+        Map<ByteBuffer, V> byBytes = new HashMap<>();
+        for (Map.Entry<K, V> entry : loaded.entrySet()) {
+            if (keyType.isInstance(entry.getKey()) && entry.getValue() != null) {
+                byBytes.put(keyContent(entry.getKey()), entry.getValue());
+            }
+        }
+        return byBytes;
     }
 
     @Override
@@ -1332,7 +1354,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         synchronized (configuration) { // see getConfiguration
             configuration.addCacheEntryListenerConfiguration(listenerConfiguration);
         }
-        listeners.add(new ListenerRegistration<>(listenerConfiguration));
+        ListenerRegistration<K, V> registration = new ListenerRegistration<>(listenerConfiguration);
+        listeners.add(registration);
+        if (closed) {
+            // close() ran meanwhile (while the factory made the listener) and may have closed the listeners
+            // before this one joined them: close it here (a second close does nothing), or nobody would
+            listeners.remove(registration);
+            registration.close();
+        }
     }
 
     @Override
@@ -1624,11 +1653,21 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (key instanceof String || key instanceof Long || key instanceof Integer) {
             return key;
         }
+        return keySerializer.read(keyBytes(key));
+    }
+
+    /** @return the bytes the store compares {@code key} by, equal and hashing by content */
+    private ByteBuffer keyContent(K key) {
+        return ByteBuffer.wrap(keyBytes(key).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** @return {@code key} as the store's key serializer writes it, the bytes the store compares keys by */
+    private MemorySegment keyBytes(K key) {
         int size = keySerializer.serializedSize(key);
         // backed by a long[]: 8-byte aligned like the store's memory, for a serializer that relies on it
         MemorySegment bytes = MemorySegment.ofArray(new long[(size + Long.BYTES - 1) / Long.BYTES]).asSlice(0, size);
         keySerializer.write(key, bytes);
-        return keySerializer.read(bytes);
+        return bytes;
     }
 
     private static int changeStripe(Object key) {
