@@ -87,7 +87,10 @@ public final class CacheBuilder<K, V> {
 
     /**
      * @param level how many threads are expected to write at once; the cache uses about this many
-     *              independent segments (default: 4 x available processors)
+     *              independent segments (default: 4 x available processors), rounded to a power of two and
+     *              at most as many as let every segment hold two of the largest entries with its tables: with
+     *              the default {@linkplain #maxEntryBytes max entry size}, a sixteenth of the capacity, that is
+     *              4; a smaller max entry size allows more
      * @return this builder
      */
     public CacheBuilder<K, V> concurrencyLevel(int level) {
