@@ -317,6 +317,27 @@ public final class BenchCommand implements Command {
     private static final Set<String> RUN_ONLY = Set.of("--full", "--smoke", "--quick", "--include", "-i",
             "--threads", "-t", "--forks", "--param", "-p", "--prof", "--dry-run");
 
+    /**
+     * Refuses a {@code --param} name that no benchmark about to run declares: JMH ignores a parameter no
+     * benchmark has, so a misspelt name would run every value of the real one (an hour of {@code --full})
+     * and write results that do not say the override was dropped.
+     */
+    private static void checkParamNames(Set<String> names, List<String> benchmarks,
+            Collection<BenchmarkListEntry> entries) throws UsageException {
+        Set<String> declared = new TreeSet<>();
+        for (BenchmarkListEntry e : entries) {
+            if (benchmarks.contains(e.getUsername())) {
+                e.getParams().orElse(Map.of()).keySet().forEach(declared::add);
+            }
+        }
+        for (String name : names) {
+            if (!declared.contains(name)) {
+                throw new UsageException("--param: no benchmark that would run has a @Param '" + name + "' ("
+                        + (declared.isEmpty() ? "they have none" : "theirs: " + String.join(", ", declared)) + ")");
+            }
+        }
+    }
+
     /** Parses a count from 1 to {@code max} given for {@code option}, or says what was expected. */
     private static int intInRange(String option, String what, String text, int max) throws UsageException {
         int n;
@@ -343,7 +364,8 @@ public final class BenchCommand implements Command {
         }
     }
 
-    private void runSuite(Args args, List<String> argv, PrintStream out, PrintStream err) throws CommandException {
+    private void runSuite(Args args, List<String> argv, PrintStream out, PrintStream err)
+            throws UsageException, CommandException {
         Suite suite = args.suite();
         Collection<BenchmarkListEntry> entries = available.get();
         BenchPlan plan = BenchPlan.create(suite, args.mode(), args.include(), args.threads(), args.forks(),
@@ -363,6 +385,7 @@ public final class BenchCommand implements Command {
             throw new CommandException("no benchmark of suite '" + suite.name() + "' matches --include '"
                     + args.include().pattern() + "'; it has: " + String.join(", ", shortNames(all)));
         }
+        checkParamNames(args.params().keySet(), plan.benchmarks(), entries);
         Path dir = args.out() != null ? args.out() : defaultOut(args.mode());
         String command = System.getProperty(COMMAND_PROPERTY, "offheap") + " bench " + quoted(argv);
         int n = plan.benchmarks().size();

@@ -2,6 +2,7 @@ package dev.offheap.cli.bench;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -362,6 +363,49 @@ public final class BenchReport {
             return String.format(Locale.ROOT, "%.2f", v);
         }
         return new BigDecimal(v).round(new MathContext(2)).toPlainString();
+    }
+
+    /**
+     * Formats a ratio as {@link #ratio(double)} does, rounded in one direction: for a goal's value that
+     * missed its target but rounds to it, rounded towards failing, so that it does not read as the
+     * target itself (a speedup of 1.497 against at least 1.50x shows 1.49x, not 1.50x next to a FAIL).
+     *
+     * @param v the ratio
+     * @param rounding {@link RoundingMode#FLOOR} for an at-least target, {@link RoundingMode#CEILING}
+     *     for an at-most one
+     * @return its text, as {@link #ratio(double)} gives it for NaN and infinities
+     */
+    static String ratio(double v, RoundingMode rounding) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return ratio(v);
+        }
+        // the shortest decimal of the double, as String.format rounds it: 1.15 rounded down stays 1.15,
+        // where its exact binary value, 1.1499..., would give 1.14
+        BigDecimal d = BigDecimal.valueOf(v);
+        if (v < 0.01 && v != 0) {
+            return d.round(new MathContext(2, rounding)).toPlainString();
+        }
+        return d.setScale(v >= 100 ? 0 : v >= 10 ? 1 : 2, rounding).toPlainString();
+    }
+
+    /**
+     * Formats a number as {@link #number(double)} does, rounded in one direction (see
+     * {@link #ratio(double, RoundingMode)}).
+     *
+     * @param v the number
+     * @param rounding the direction
+     * @return its text
+     */
+    static String number(double v, RoundingMode rounding) {
+        double a = Math.abs(v);
+        if (Double.isNaN(v) || Double.isInfinite(v) || a >= 1e12 || a == 0) {
+            return number(v);
+        }
+        if (a < 1) {
+            return BigDecimal.valueOf(v).round(new MathContext(3, rounding)).toPlainString();
+        }
+        int scale = a >= 100 ? 0 : a >= 10 ? 1 : 2;
+        return String.format(Locale.ROOT, "%,." + scale + "f", BigDecimal.valueOf(v).setScale(scale, rounding));
     }
 
     private static String cell(String text) {

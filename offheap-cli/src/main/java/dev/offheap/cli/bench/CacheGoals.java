@@ -1,5 +1,7 @@
 package dev.offheap.cli.bench;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -8,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The goal section of the cache suite's report: each goal of the off-heap cache, the numbers of this
@@ -128,10 +131,13 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 return;
             }
             double ratio = ours.getAsDouble() / theirs.getAsDouble();
+            boolean pass = ratio >= atLeast;
             rows.add(new Row(goal, caseLabel,
-                    BenchReport.ratio(ratio) + "x (" + BenchReport.number(ours.getAsDouble()) + " vs "
+                    shortOf(BenchReport.ratio(ratio), BenchReport.ratio(atLeast), pass,
+                            () -> BenchReport.ratio(ratio, RoundingMode.FLOOR)) + "x ("
+                            + BenchReport.number(ours.getAsDouble()) + " vs "
                             + BenchReport.number(theirs.getAsDouble()) + " " + unit + ")",
-                    "≥ " + BenchReport.ratio(atLeast) + "x " + theirName, ratio >= atLeast));
+                    "≥ " + BenchReport.ratio(atLeast) + "x " + theirName, pass));
         }
 
         void throughputAgainstOhc() {
@@ -212,8 +218,11 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 return;
             }
             double share = ours.getAsDouble() / copy.getAsDouble();
+            boolean pass = share >= BANDWIDTH_SHARE;
+            String shown = shortOf(pct(share), pct(BANDWIDTH_SHARE), pass, () -> BigDecimal.valueOf(share)
+                    .movePointRight(2).setScale(0, RoundingMode.FLOOR).toPlainString() + "%");
             rows.add(new Row(goal, caseLabel, gbps(ours.getAsDouble() * bytes) + " vs " + gbps(copy.getAsDouble() * bytes)
-                    + " (" + pct(share) + ")", target, share >= BANDWIDTH_SHARE));
+                    + " (" + shown + ")", target, pass));
         }
 
         void gcTime() {
@@ -245,7 +254,9 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                         // GC time of ours against none of Caffeine's cannot be 5x lower: a fail
                         pass = mineMs * 5 <= theirs;
                         if (mineMs > 0 && theirs > 0) {
-                            measured += " (" + BenchReport.ratio(theirs / mineMs) + "x lower)";
+                            double lower = theirs / mineMs;
+                            measured += " (" + shortOf(BenchReport.ratio(lower), BenchReport.ratio(5), pass,
+                                    () -> BenchReport.ratio(lower, RoundingMode.FLOOR)) + "x lower)";
                         }
                     }
                     rows.add(new Row("GC time ≥ 5x lower than Caffeine", label, measured, target, pass));
@@ -293,8 +304,11 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                             "≤ 32 B", null));
                     continue;
                 }
+                boolean pass = mine.getAsDouble() <= 32;
                 rows.add(new Row("overhead per entry ≤ 32 B", label,
-                        BenchReport.number(mine.getAsDouble()) + " B" + theirs, "≤ 32 B", mine.getAsDouble() <= 32));
+                        shortOf(BenchReport.number(mine.getAsDouble()), BenchReport.number(32), pass,
+                                () -> BenchReport.number(mine.getAsDouble(), RoundingMode.CEILING)) + " B" + theirs,
+                        "≤ 32 B", pass));
             }
         }
 
@@ -321,11 +335,27 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                             .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
                                     .append(percent(d.getAsDouble())));
                 }
+                boolean pass = mine >= theirs - 1;
+                String pp = shortOf(signed(mine - theirs), signed(-1), pass, () -> String.format(Locale.ROOT, "%+.2f",
+                        BigDecimal.valueOf(mine - theirs).setScale(2, RoundingMode.FLOOR)));
                 rows.add(new Row("hit ratio within 1 pp of Caffeine", label,
-                        percent(mine) + " vs " + percent(theirs) + " (" + signed(mine - theirs) + " pp)" + others,
-                        "≥ Caffeine − 1 pp", mine >= theirs - 1));
+                        percent(mine) + " vs " + percent(theirs) + " (" + pp + " pp)" + others,
+                        "≥ Caffeine − 1 pp", pass));
             }
         }
+    }
+
+    /**
+     * A measured value as shown, unless it failed and rounds to the target it missed: then rounded
+     * towards failing (1.997x OHC shows 1.99x, not 2.00x next to a fail).
+     *
+     * @param nearest the value rounded to the nearest
+     * @param target the target, formatted the same way
+     * @param pass whether the goal is met
+     * @param towardsFailing the value rounded towards failing
+     */
+    private static String shortOf(String nearest, String target, boolean pass, Supplier<String> towardsFailing) {
+        return !pass && nearest.equals(target) ? towardsFailing.get() : nearest;
     }
 
     private static String percent(double p) {

@@ -1,5 +1,6 @@
 package dev.offheap.cli.bench;
 
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -259,9 +260,12 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         if (best == null) {
             return notMeasured(s, "no result of " + String.join(", ", missing) + " at these parameters");
         }
-        // speedup of the subject over the reference, in the direction of the mode
+        // speedup of the subject over the reference, in the direction of the mode; a slowdown is the
+        // inverse quotient, divided directly: 1 / speedup rounds, and 23 / 20 read 1.1500000000000001
+        // and failed a bound of 1.15 that it meets
         double speedup = s.lowerIsBetter() ? best.score() / s.score() : s.score() / best.score();
-        double measured = kind == Kind.FASTER ? speedup : 1 / speedup;
+        double slowdown = s.lowerIsBetter() ? s.score() / best.score() : best.score() / s.score();
+        double measured = kind == Kind.FASTER ? speedup : slowdown;
         Verdict verdict = switch (kind) {
             case FASTER -> measured >= target ? Verdict.PASS : Verdict.FAIL;
             case AT_MOST_SLOWER -> measured <= target ? Verdict.PASS : Verdict.FAIL;
@@ -326,7 +330,9 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
 
     /**
      * Formats a measured value for the report: {@code 2.31x} for speed goals, the number for value
-     * goals.
+     * goals. A failed value that rounds to the target itself is rounded towards failing instead (a
+     * speedup of 1.497 against at least 1.5 shows {@code 1.49x}), so that the text never reads as the
+     * target the verdict says it missed.
      *
      * @param check a check of this goal
      * @return its text, or {@code —} when not measured
@@ -336,7 +342,15 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
             return "—";
         }
         double v = check.measured().getAsDouble();
-        return kind == Kind.VALUE || kind == Kind.VALUE_AT_MOST ? BenchReport.number(v) : BenchReport.ratio(v) + "x";
+        boolean value = kind == Kind.VALUE || kind == Kind.VALUE_AT_MOST;
+        String text = value ? BenchReport.number(v) : BenchReport.ratio(v);
+        if (check.verdict() == Verdict.FAIL && text.equals(value ? BenchReport.number(target) : BenchReport.ratio(target))) {
+            // rounded to the nearest, a value just short of the target reads as the target (1.50x
+            // next to FAIL for 1.497); rounded towards failing it reads as short of it
+            RoundingMode failing = kind == Kind.FASTER ? RoundingMode.FLOOR : RoundingMode.CEILING;
+            text = value ? BenchReport.number(v, failing) : BenchReport.ratio(v, failing);
+        }
+        return value ? text : text + "x";
     }
 
     @Override
