@@ -336,7 +336,7 @@ public final class PooledAllocator implements Allocator {
     /**
      * A small block's address past the fast path (OFF and SAMPLED): a tracked block when the thread's
      * sample countdown has run out in SAMPLED mode, else one from the thread's cache, refilled from the
-     * central pool when empty.
+     * central pool when empty. A sample that the budget or the range refuses goes untracked.
      *
      * @param counted whether the fast path has counted this allocation down already
      */
@@ -346,13 +346,16 @@ public final class PooledAllocator implements Allocator {
             tc.sampleCountdown--;
         }
         if (tc.sampleCountdown <= 0) {
-            if (debug == DebugMode.SAMPLED) {
-                // the countdown starts again once the sample is taken: a retry after a refusal samples too
-                long address = trackedBlock(c, byteSize, null);
-                tc.sampleCountdown = countdownStart();
-                return address;
-            }
             tc.sampleCountdown = countdownStart();
+            if (debug == DebugMode.SAMPLED) {
+                try {
+                    return trackedBlock(c, byteSize, null);
+                } catch (BudgetExceededException | OutOfMemoryError refused) {
+                    // a sample comes from spans of its own, and a new one takes up to 8 units: refused, the
+                    // allocation is served as OFF serves it, from the blocks there are (failing it, the debug
+                    // mode meant for production refused, now and then, what the allocator had room for)
+                }
+            }
         }
         long[] bin = tc.bin(c);
         if (tc.counts[ThreadCache.COUNT_OFFSET + c] == 0) {
@@ -1193,7 +1196,8 @@ public final class PooledAllocator implements Allocator {
 
         /**
          * @param bytes address space to reserve, a multiple of 64 KiB from 1 MiB to 1 TiB; it costs no
-         *              memory until used (the allocator keeps 1 byte of state per 64 KiB of it on the heap),
+         *              memory until used (the allocator keeps about 5 bytes per 64 KiB of it on the heap, a state
+         *              byte and a reference, 9 without compressed references, plus span tables for what is used),
          *              and caps the allocator's footprint
          * @return this builder
          * @throws IllegalArgumentException if {@code bytes} is out of range or not a multiple of 64 KiB

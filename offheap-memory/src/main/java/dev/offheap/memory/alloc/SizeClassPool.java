@@ -1,5 +1,7 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.BudgetExceededException;
+
 /**
  * The central pool of one size class of a {@link PooledAllocator}: its spans with free blocks,
  * from which thread caches take blocks in batches and to which they return them in batches. One
@@ -34,7 +36,10 @@ final class SizeClassPool {
     /**
      * Fills {@code into[0..want)} with addresses of free blocks.
      *
-     * @return how many were filled (all of {@code want} unless an exception is thrown)
+     * @return how many were filled: all of {@code want}, or fewer (at least 1) when the free blocks ran
+     *         out and the range or the budget refused a new span
+     * @throws BudgetExceededException if the budget refuses a new span and no block was free
+     * @throws OutOfMemoryError        if the range refuses a new span and no block was free
      */
     synchronized int fetch(long[] into, int want) {
         int got = 0;
@@ -51,6 +56,13 @@ final class SizeClassPool {
                     unlink(span, false);
                 }
             }
+        } catch (BudgetExceededException | OutOfMemoryError refused) {
+            if (got > 0) {
+                // a refill asks for half a bin, the request that needs it for one block: the blocks found
+                // serve it (given back, a full range or budget refused the request while blocks were free)
+                return got;
+            }
+            throw refused;
         } catch (RuntimeException | Error e) {
             if (got > 0) {
                 giveBack(into, 0, got, null);
