@@ -275,6 +275,8 @@ public final class SegmentKernels extends SegmentKernel {
 
     @Override
     public void readBytes(MemorySegment src, long srcOffset, byte[] dst, int dstIndex, int length) {
+        // the JDK's message for a negative length gives neither the index nor the size (writeBytes' does)
+        Objects.checkFromIndexSize(dstIndex, length, dst.length);
         MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, dst, dstIndex, length);
     }
 
