@@ -35,12 +35,15 @@ final class AllocationTracker {
     private static final StackWalker WALKER = StackWalker.getInstance();
 
     /**
-     * One tracked allocation. {@code arena} is its own scope in FULL mode, else null. The call site is
+     * One tracked allocation. {@code arena} is its own scope in FULL mode, else null; {@code scope} is the
+     * scope of the segment handed out where it is not the allocator's shared one (the arena's, or a
+     * memory manager's page's), else null, for {@link #staleFree} to tell this allocation's stale segments
+     * from a later allocation's. The call site is
      * kept as a {@link Throwable} whose stack trace the JVM records natively and turns into
      * {@link StackTraceElement}s only when a report asks: a StackWalker walk that builds the elements
      * up front cost microseconds per tracked allocation, which sampling at 1 in 128 could not hide.
      */
-    record Tracked(long address, long size, String thread, Throwable site, Arena arena) {
+    record Tracked(long address, long size, String thread, Throwable site, Arena arena, MemorySegment.Scope scope) {
         StackTraceElement[] stack() {
             return ownFramesDropped(site);
         }
@@ -115,9 +118,19 @@ final class AllocationTracker {
         return OWN_CLASSES.contains(nested < 0 ? simple : simple.substring(0, nested));
     }
 
-    /** Records a new allocation made by the current thread. */
+    /** Records a new allocation made by the current thread, whose segment has {@code arena}'s scope (if any). */
     Tracked track(long address, long size, Arena arena) {
-        Tracked t = new Tracked(address, size, Thread.currentThread().getName(), site(), arena);
+        return track(address, size, arena, arena == null ? null : arena.scope());
+    }
+
+    /**
+     * Records a new allocation made by the current thread.
+     *
+     * @param scope the scope of the segment handed out, where it is not the allocator's shared one (a
+     *              memory manager's page has one of its own per lease), else null
+     */
+    Tracked track(long address, long size, Arena arena, MemorySegment.Scope scope) {
+        Tracked t = new Tracked(address, size, Thread.currentThread().getName(), site(), arena, scope);
         Tracked previous = live.put(address, t);
         if (previous != null) {
             // the allocator handed out memory that was still live: a bug in the allocator, never the caller's
@@ -197,8 +210,9 @@ final class AllocationTracker {
     }
 
     /**
-     * Builds the exception for a free through a stale segment: one whose own scope (FULL mode, or a
-     * {@link NativeAllocator} allocation with a scope of its own) an earlier free closed, while a later
+     * Builds the exception for a free through a stale segment: one whose own scope (FULL mode, a
+     * {@link NativeAllocator} allocation with a scope of its own, or a memory manager's page) an earlier
+     * free closed, while a later
      * allocation now starts at the same address. Without this, the free would find that later
      * allocation live and free it instead. Names both stack traces when the free record of the stale
      * segment's own allocation is still kept (it is until another allocation at that address is freed).
@@ -213,7 +227,7 @@ final class AllocationTracker {
         }
         String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
         String message;
-        if (f != null && f.allocation.arena() != null && f.allocation.arena().scope().equals(scope)) {
+        if (f != null && f.allocation.scope() != null && f.allocation.scope().equals(scope)) {
             message = doubleFree(f, here);
         } else {
             message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)

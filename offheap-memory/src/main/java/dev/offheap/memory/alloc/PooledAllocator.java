@@ -395,7 +395,8 @@ public final class PooledAllocator implements Allocator {
             return debug == DebugMode.OFF ? OFF_SLOW_PATH_INTERVAL : sampleRate;
         }
         long half = sampleRate / 2;
-        return (int) Math.max(1, sampleRate - half + ThreadLocalRandom.current().nextLong(2 * half + 1));
+        // capped: above about 1.4e9, 3N/2 overflowed an int into a negative countdown, which sampled the next allocation
+        return Math.clamp(sampleRate - half + ThreadLocalRandom.current().nextLong(2 * half + 1), 1, Integer.MAX_VALUE);
     }
 
     // reinterpret is restricted: the block has at least byteSize bytes and lives until freed, when its own scope closes.
@@ -425,11 +426,16 @@ public final class PooledAllocator implements Allocator {
      * @throws IllegalStateException if the allocator is closed
      */
     private void track(long address, long byteSize, Arena own) {
+        track(address, byteSize, own, own == null ? null : own.scope());
+    }
+
+    /** {@link #track(long, long, Arena)} of a segment of {@code scope} (see {@link AllocationTracker#track(long, long, Arena, MemorySegment.Scope)}). */
+    private void track(long address, long byteSize, Arena own, MemorySegment.Scope scope) {
         synchronized (closeLock) {
             if (closed) {
                 throw Checks.closed(name);
             }
-            tracker.track(address, byteSize, own);
+            tracker.track(address, byteSize, own, scope);
         }
     }
 
@@ -552,8 +558,9 @@ public final class PooledAllocator implements Allocator {
             }
             if (tracked) {
                 // no scope of its own: the page's, which the manager revokes when the block is freed, already
-                // makes every use after the free throw
-                track(page.address(), byteSize, null);
+                // makes every use after the free throw; recorded, so that a stale segment's second free names both
+                // stack traces once the page is leased again
+                track(page.address(), byteSize, null, page.scope());
             }
             managerBlocks.put(page.address(), new ManagerBlock(page, byteSize));
         }
