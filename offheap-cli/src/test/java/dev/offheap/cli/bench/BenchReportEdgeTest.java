@@ -32,8 +32,8 @@ class BenchReportEdgeTest {
     record Result(int code, String out, String err) {
     }
 
-    /** The CLI over the test-only TinyBench package, as the end-to-end tests use it. */
-    private static Result run(String... args) {
+    /** The CLI over the test-only TinyBench package (whose one parameter is {@code size}), as the end-to-end tests use it. */
+    static Result run(String... args) {
         Suites suites = new Suites(List.of(new Suite("tiny", "dev.offheap.cli.testbench", "a test-only benchmark",
                 Map.of("size", List.of("16")))));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
