@@ -27,7 +27,7 @@ public final class Main {
     /** @return the standard command set */
     public static Main standard() {
         return new Main(List.of(new dev.offheap.cli.compare.CompareCommand(), new dev.offheap.cli.serve.ServeCommand(),
-                new BenchCommand()));
+                new BenchCommand(), new dev.offheap.cli.inspect.InspectCommand()));
     }
 
     /**
@@ -98,8 +98,7 @@ public final class Main {
             sb.append("  ").append(c.name()).append(" ".repeat(width - c.name().length())).append("  ")
                     .append(c.summary()).append('\n');
         }
-        sb.append("\nComing later: inspect.\n");
-        sb.append("Run 'offheap <command> --help' for a command's options.\n");
+        sb.append("\nRun 'offheap <command> --help' for a command's options.\n");
         return sb.toString();
     }
 

@@ -1,0 +1,292 @@
+package dev.offheap.cli.inspect;
+
+import static dev.offheap.cli.OptionValues.count;
+import static dev.offheap.cli.OptionValues.duration;
+import static dev.offheap.cli.OptionValues.nextNonEmpty;
+import static dev.offheap.cli.OptionValues.nonEmpty;
+import static dev.offheap.cli.OptionValues.once;
+
+import com.sun.tools.attach.AttachNotSupportedException;
+import com.sun.tools.attach.VirtualMachine;
+import com.sun.tools.attach.VirtualMachineDescriptor;
+import dev.offheap.cli.Command;
+import dev.offheap.cli.CommandException;
+import dev.offheap.cli.UsageException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * {@code offheap inspect}: what a running JVM keeps outside its heap. Lists the local JVMs, or attaches to
+ * one (the JDK's attach mechanism, then its local JMX agent) and shows its heap, the JDK's direct and
+ * mapped buffers, native memory tracking where it is on, the process's resident set, and every offheap
+ * memory manager and cache with their use: the off-heap memory that heap tools do not show.
+ */
+public final class InspectCommand implements Command {
+
+    /**
+     * The parsed command line.
+     *
+     * @param pid      the JVM to inspect, or -1 to list the JVMs
+     * @param json     whether to print JSON instead of tables
+     * @param interval time between snapshots, or null for one
+     * @param count    snapshots to take; 0 for no limit (until the JVM ends or the command is stopped)
+     */
+    public record Args(long pid, boolean json, Duration interval, long count) {
+    }
+
+    private static final Set<String> VALUE_OPTIONS = Set.of("--watch", "--count");
+    /** Time between snapshots when --count asks for several and --watch gives none. */
+    static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+
+    @Override
+    public String name() {
+        return "inspect";
+    }
+
+    @Override
+    public String summary() {
+        return "show what a running JVM keeps off the heap: its memory managers, caches, direct and mapped buffers";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: offheap inspect                      list the JVMs that can be inspected
+                       offheap inspect <pid> [--json] [--watch D] [--count N]
+                """;
+    }
+
+    @Override
+    public String help() {
+        return usage() + """
+
+                Attaches to a running JVM of the same user on this machine (the JDK's attach mechanism, then
+                its local JMX agent, which the attach starts if it is not running) and shows:
+                  process    resident set and its peak (Linux /proc)
+                  heap       used, committed and max
+                  buffers    the JDK's direct and mapped ByteBuffers (count and bytes)
+                  NMT        native memory tracking's totals, where the JVM runs with
+                             -XX:NativeMemoryTracking=summary (FFM and Unsafe memory is its "Other")
+                  managers   every offheap MemoryManager (dev.offheap:type=MemoryManager): total, used,
+                             free and peak, reservations, refusals, spills, the largest owners
+                  caches     every offheap cache, JCache ones included (dev.offheap:type=Cache):
+                             capacity, bytes used, entries, hit ratio, loads, evictions, expirations
+
+                Options:
+                  --json       one JSON object per snapshot, sizes in bytes, absent numbers null
+                  --watch D    take a snapshot every D (e.g. 2s, 500ms) until the JVM ends or Ctrl-C
+                  --count N    stop after N snapshots (with --watch, or every second without it)
+                  -h, --help   this help
+
+                The JVM must allow attaching (the default; -XX:+DisableAttachMechanism forbids it) and run as
+                the same user. Exit codes: 0 success, 1 the JVM could not be inspected, 2 a bad command line.
+                """;
+    }
+
+    /**
+     * @param argv the arguments after "inspect"
+     * @return the parsed arguments
+     * @throws UsageException if an option is unknown, a value makes no sense, or the pid is not a process id
+     */
+    public static Args parse(List<String> argv) throws UsageException {
+        long pid = -1;
+        boolean json = false;
+        Duration interval = null;
+        long count = -1;
+        Map<String, String> given = new HashMap<>();
+        for (int i = 0; i < argv.size(); i++) {
+            String arg = argv.get(i);
+            String inline = null;
+            if (arg.startsWith("--") && arg.contains("=")) {
+                inline = arg.substring(arg.indexOf('=') + 1);
+                arg = arg.substring(0, arg.indexOf('='));
+            }
+            if (VALUE_OPTIONS.contains(arg)) {
+                once(given, arg, arg);
+                inline = inline == null ? nextNonEmpty(argv, ++i, arg) : nonEmpty(arg, inline);
+            } else if (inline != null) {
+                throw new UsageException(arg + " takes no value, got '" + argv.get(i) + "'");
+            }
+            switch (arg) {
+                case "--json" -> {
+                    once(given, arg, arg);
+                    json = true;
+                }
+                case "--watch" -> interval = duration(arg, inline, false);
+                case "--count" -> count = count(arg, inline, 1, Long.MAX_VALUE);
+                default -> {
+                    if (arg.startsWith("-")) {
+                        throw new UsageException("unknown option '" + argv.get(i) + "'");
+                    }
+                    if (pid != -1) {
+                        throw new UsageException("one process id at a time, got '" + pid + "' and '" + arg + "'");
+                    }
+                    pid = pid(arg);
+                }
+            }
+        }
+        if (pid == -1 && (json || interval != null || count != -1)) {
+            throw new UsageException("--json, --watch and --count need a process id: offheap inspect <pid> ...");
+        }
+        if (count == -1) {
+            count = interval == null ? 1 : 0;
+        }
+        if (interval == null && count != 1) {
+            interval = DEFAULT_INTERVAL;
+        }
+        return new Args(pid, json, interval, count);
+    }
+
+    private static long pid(String text) throws UsageException {
+        long pid;
+        try {
+            pid = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new UsageException("expected a process id (a positive number, see 'offheap inspect' for the list), got '"
+                    + text + "'");
+        }
+        if (pid <= 0) {
+            throw new UsageException("expected a process id (a positive number), got " + pid);
+        }
+        return pid;
+    }
+
+    @Override
+    public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
+        Args args = parse(argv);
+        if (args.pid() == -1) {
+            list(out);
+            return;
+        }
+        try (Connection connection = connect(args.pid())) {
+            for (long taken = 0; args.count() == 0 || taken < args.count(); taken++) {
+                if (taken > 0) {
+                    sleep(args.interval());
+                }
+                Snapshot snapshot;
+                try {
+                    snapshot = Snapshot.collect(connection.server(), args.pid());
+                } catch (IOException | JMException | RuntimeException e) {
+                    if (taken == 0) {
+                        throw new CommandException("cannot read JVM " + args.pid() + "'s MBeans: " + e);
+                    }
+                    // watching a JVM that has ended (or whose agent went away): the snapshots so far stand
+                    err.println("offheap inspect: JVM " + args.pid() + " can no longer be read (" + e.getMessage()
+                            + "); stopped after " + taken + (taken == 1 ? " snapshot" : " snapshots"));
+                    return;
+                }
+                if (taken > 0 && !args.json()) {
+                    out.println();
+                }
+                out.print(args.json() ? SnapshotReport.json(snapshot) : SnapshotReport.text(snapshot));
+                out.flush();
+            }
+        }
+    }
+
+    private static void sleep(Duration interval) throws CommandException {
+        try {
+            Thread.sleep(interval);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandException("interrupted");
+        }
+    }
+
+    /** Prints the attachable JVMs of this machine and user, this one left out. */
+    private static void list(PrintStream out) {
+        long self = ProcessHandle.current().pid();
+        List<VirtualMachineDescriptor> vms = new ArrayList<>(VirtualMachine.list());
+        vms.removeIf(vm -> vm.id().equals(Long.toString(self)));
+        vms.sort(Comparator.comparingLong(vm -> parseOr(vm.id())));
+        if (vms.isEmpty()) {
+            out.println("No other JVM of this user runs on this machine (or none allows attaching).");
+            return;
+        }
+        out.println("JVMs that 'offheap inspect <pid>' can inspect:");
+        int width = vms.stream().mapToInt(vm -> vm.id().length()).max().orElse(1);
+        for (VirtualMachineDescriptor vm : vms) {
+            String name = vm.displayName().isBlank() ? "(no main class reported)" : vm.displayName();
+            out.println("  " + " ".repeat(width - vm.id().length()) + vm.id() + "  " + abbreviate(name, 100));
+        }
+    }
+
+    private static long parseOr(String id) {
+        try {
+            return Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static String abbreviate(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max - 3) + "...";
+    }
+
+    /** A connection to a JVM's MBean server; closing it closes the JMX connection, if there is one. */
+    record Connection(MBeanServerConnection server, JMXConnector connector) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (connector != null) {
+                try {
+                    connector.close();
+                } catch (IOException e) {
+                    // the JVM may have ended: nothing is left to close
+                }
+            }
+        }
+    }
+
+    /**
+     * Connects to a JVM's MBean server: this JVM's own platform server (the JDK forbids attaching to oneself by
+     * default), else through the attach mechanism and the JVM's local JMX agent.
+     *
+     * @throws CommandException if there is no such JVM, it refuses the attach, or its agent cannot be reached
+     */
+    static Connection connect(long pid) throws CommandException {
+        if (pid == ProcessHandle.current().pid()) {
+            return new Connection(ManagementFactory.getPlatformMBeanServer(), null);
+        }
+        if (ProcessHandle.of(pid).isEmpty()) {
+            throw new CommandException("no process " + pid + " runs on this machine; 'offheap inspect' lists the JVMs");
+        }
+        VirtualMachine vm;
+        try {
+            vm = VirtualMachine.attach(Long.toString(pid));
+        } catch (AttachNotSupportedException | IOException | SecurityException e) {
+            throw new CommandException("cannot attach to process " + pid + ": " + e.getMessage()
+                    + " (is it a JVM of this user? JVMs started with -XX:+DisableAttachMechanism cannot be inspected)");
+        }
+        try {
+            String address = vm.startLocalManagementAgent();
+            JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address));
+            try {
+                return new Connection(connector.getMBeanServerConnection(), connector);
+            } catch (IOException | RuntimeException e) {
+                connector.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new CommandException("cannot reach the JMX agent of JVM " + pid + ": " + e);
+        } finally {
+            try {
+                vm.detach();
+            } catch (IOException e) {
+                // the JMX connection does not need the attach connection: a failed detach changes nothing
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package dev.offheap.cli.inspect;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
+
+/**
+ * What {@code offheap inspect} saw of one JVM at one moment: its heap, the JDK's direct and mapped
+ * buffers, native memory tracking when it is on, the process's resident set, and every offheap
+ * {@code MemoryManager} and cache registered as an MBean ({@code dev.offheap:type=MemoryManager,*} and
+ * {@code dev.offheap:type=Cache,*}, JCache caches of the offheap provider included).
+ *
+ * <p>Read through a JMX connection, local or remote: each MBean's attributes are read in one call, and
+ * an MBean that goes away while it is read (a cache closed meanwhile) is left out, not an error.
+ *
+ * @param pid              the process id
+ * @param takenAt          when the snapshot was taken
+ * @param jvm              the JVM's name, vendor and version; its main class or command, as the JVM reports it
+ * @param uptimeMillis     milliseconds since the JVM started
+ * @param heapUsed         heap bytes in use
+ * @param heapCommitted    heap bytes committed
+ * @param heapMax          the heap's limit in bytes, -1 if none is set
+ * @param bufferPools      the JDK's buffer pools (direct, mapped, ...), by name
+ * @param nmt              native memory tracking's totals, or null where it is off (or could not be read)
+ * @param residentBytes    the process's resident set (VmRSS), -1 where /proc cannot tell
+ * @param residentPeak     the process's peak resident set (VmHWM), -1 where /proc cannot tell
+ * @param managers         the offheap memory managers, by name
+ * @param caches           the offheap caches, by name
+ */
+public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis, long heapUsed, long heapCommitted,
+        long heapMax, List<BufferPool> bufferPools, Nmt nmt, long residentBytes, long residentPeak,
+        List<Manager> managers, List<Cache> caches) {
+
+    /** The domain and keys under which the library registers its MBeans. */
+    static final String MANAGER_PATTERN = "dev.offheap:type=MemoryManager,*";
+    static final String CACHE_PATTERN = "dev.offheap:type=Cache,*";
+
+    private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB");
+    private static final Pattern NMT_OTHER = Pattern.compile("-\\s+Other \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)");
+
+    /**
+     * One of the JDK's buffer pools ({@code java.nio:type=BufferPool}).
+     *
+     * @param name          "direct", "mapped", ...
+     * @param count         buffers in the pool
+     * @param memoryUsed    bytes the JVM uses for them
+     * @param totalCapacity bytes of all buffers' capacities
+     */
+    public record BufferPool(String name, long count, long memoryUsed, long totalCapacity) {
+    }
+
+    /**
+     * Native memory tracking's summary.
+     *
+     * @param reserved       bytes reserved in all
+     * @param committed      bytes committed in all
+     * @param otherCommitted bytes committed in NMT's "Other" category (Unsafe and FFM allocations), -1 if absent
+     */
+    public record Nmt(long reserved, long committed, long otherCommitted) {
+    }
+
+    /**
+     * A {@code MemoryManager}, from its MBean. A number the MBean did not give is -1.
+     *
+     * @param name           the manager's name
+     * @param memoryType     HEAP, NATIVE or MAPPED
+     * @param pageSize       bytes per page
+     * @param totalBytes     bytes managed
+     * @param totalPages     pages managed
+     * @param usedPages      pages held by owners
+     * @param freePages      pages free
+     * @param reservedBytes  bytes reserved outside pages
+     * @param usedBytes      bytes in use (pages, reservations, quarantined pages)
+     * @param peakUsedBytes  the most bytes ever in use at once
+     * @param failures       allocation requests refused
+     * @param spills         spill callbacks called
+     * @param spilledBytes   bytes spills gave back
+     * @param quarantined    pages neither held nor free (released while a native call used them)
+     * @param usageByOwner   bytes per owner, largest first
+     */
+    public record Manager(String name, String memoryType, long pageSize, long totalBytes, long totalPages,
+            long usedPages, long freePages, long reservedBytes, long usedBytes, long peakUsedBytes, long failures,
+            long spills, long spilledBytes, long quarantined, Map<String, Long> usageByOwner) {
+    }
+
+    /**
+     * A cache, from its MBean. A number the MBean did not give is -1 (NaN for the hit ratio).
+     *
+     * @param name          the cache's name
+     * @param capacityBytes bytes the cache may use
+     * @param usedBytes     bytes it uses now
+     * @param entries       entries it holds
+     * @param weightedSize  bytes of its entries
+     * @param hitRatio      hits / (hits + misses), NaN before the first lookup
+     * @param hits          lookups that found a value
+     * @param misses        lookups that did not
+     * @param loads         successful loads
+     * @param loadFailures  loads that threw or returned nothing
+     * @param evictions     entries evicted for size
+     * @param evictedBytes  bytes of those entries
+     * @param expirations   entries that expired
+     */
+    public record Cache(String name, long capacityBytes, long usedBytes, long entries, long weightedSize,
+            double hitRatio, long hits, long misses, long loads, long loadFailures, long evictions,
+            long evictedBytes, long expirations) {
+    }
+
+    /**
+     * Reads a snapshot through a connection.
+     *
+     * @param connection the JVM's MBean server
+     * @param pid        the JVM's process id, for the resident set from /proc (when it is on this machine)
+     * @return the snapshot
+     * @throws IOException if the connection fails
+     * @throws JMException if the JVM's platform MBeans cannot be read
+     */
+    public static Snapshot collect(MBeanServerConnection connection, long pid) throws IOException, JMException {
+        Instant now = Instant.now();
+        AttributeList runtime = connection.getAttributes(new ObjectName(ManagementFactory.RUNTIME_MXBEAN_NAME),
+                new String[] {"VmName", "VmVersion", "Uptime", "SystemProperties"});
+        Map<String, Object> rt = asMap(runtime);
+        String command = systemProperty(rt.get("SystemProperties"), "sun.java.command");
+        String jvm = (command == null || command.isBlank() ? "" : command.split(" ", 2)[0] + ", ")
+                + rt.getOrDefault("VmName", "JVM") + " " + rt.getOrDefault("VmVersion", "");
+        long uptime = number(rt.get("Uptime"));
+
+        Object heap = connection.getAttribute(new ObjectName(ManagementFactory.MEMORY_MXBEAN_NAME), "HeapMemoryUsage");
+        long heapUsed = compositeLong(heap, "used");
+        long heapCommitted = compositeLong(heap, "committed");
+        long heapMax = compositeLong(heap, "max");
+
+        List<BufferPool> pools = new ArrayList<>();
+        for (ObjectName name : sorted(connection.queryNames(new ObjectName("java.nio:type=BufferPool,*"), null))) {
+            Map<String, Object> a = attributes(connection, name, "Name", "Count", "MemoryUsed", "TotalCapacity");
+            if (a != null) {
+                pools.add(new BufferPool(String.valueOf(a.getOrDefault("Name", name.getKeyProperty("name"))),
+                        number(a.get("Count")), number(a.get("MemoryUsed")), number(a.get("TotalCapacity"))));
+            }
+        }
+
+        List<Manager> managers = new ArrayList<>();
+        for (ObjectName name : sorted(connection.queryNames(new ObjectName(MANAGER_PATTERN), null))) {
+            Map<String, Object> a = attributes(connection, name, "Name", "MemoryType", "PageSize", "TotalBytes",
+                    "TotalPages", "UsedPages", "FreePages", "ReservedBytes", "UsedBytes", "PeakUsedBytes",
+                    "AllocationFailures", "SpillCount", "SpilledBytes", "QuarantinedPages", "UsageByOwner");
+            if (a != null) {
+                managers.add(new Manager(text(a.get("Name"), name), String.valueOf(a.getOrDefault("MemoryType", "?")),
+                        number(a.get("PageSize")), number(a.get("TotalBytes")), number(a.get("TotalPages")),
+                        number(a.get("UsedPages")), number(a.get("FreePages")), number(a.get("ReservedBytes")),
+                        number(a.get("UsedBytes")), number(a.get("PeakUsedBytes")), number(a.get("AllocationFailures")),
+                        number(a.get("SpillCount")), number(a.get("SpilledBytes")), number(a.get("QuarantinedPages")),
+                        owners(a.get("UsageByOwner"))));
+            }
+        }
+
+        List<Cache> caches = new ArrayList<>();
+        for (ObjectName name : sorted(connection.queryNames(new ObjectName(CACHE_PATTERN), null))) {
+            Map<String, Object> a = attributes(connection, name, "Name", "CapacityBytes", "UsedBytes", "EntryCount",
+                    "WeightedSize", "HitRatio", "HitCount", "MissCount", "LoadSuccessCount", "LoadFailureCount",
+                    "EvictionCount", "EvictionBytes", "ExpirationCount");
+            if (a != null) {
+                Object ratio = a.get("HitRatio");
+                long hits = number(a.get("HitCount"));
+                long misses = number(a.get("MissCount"));
+                // the MBean says 1.0 before the first lookup (Caffeine's convention); "n/a" tells a person more
+                boolean looked = hits > 0 || misses > 0;
+                caches.add(new Cache(text(a.get("Name"), name), number(a.get("CapacityBytes")),
+                        number(a.get("UsedBytes")), number(a.get("EntryCount")), number(a.get("WeightedSize")),
+                        looked && ratio instanceof Number n ? n.doubleValue() : Double.NaN, number(a.get("HitCount")),
+                        number(a.get("MissCount")), number(a.get("LoadSuccessCount")), number(a.get("LoadFailureCount")),
+                        number(a.get("EvictionCount")), number(a.get("EvictionBytes")), number(a.get("ExpirationCount"))));
+            }
+        }
+
+        long[] resident = resident(pid);
+        return new Snapshot(pid, now, jvm.trim(), uptime, heapUsed, heapCommitted, heapMax, List.copyOf(pools),
+                nmt(connection), resident[0], resident[1], List.copyOf(managers), List.copyOf(caches));
+    }
+
+    /** @return NMT's summary totals, or null where NMT is off or its output cannot be read */
+    private static Nmt nmt(MBeanServerConnection connection) {
+        try {
+            Object out = connection.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+                    new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+            return parseNmt(String.valueOf(out));
+        } catch (IOException | JMException | RuntimeException e) {
+            // no DiagnosticCommand MBean (not a HotSpot JVM) or the command failed: the section says "not available"
+            return null;
+        }
+    }
+
+    /**
+     * @param summary the text of {@code jcmd <pid> VM.native_memory summary}
+     * @return its totals, or null if it has none (NMT is off)
+     */
+    static Nmt parseNmt(String summary) {
+        Matcher total = NMT_TOTAL.matcher(summary);
+        if (!total.find()) {
+            return null;
+        }
+        Matcher other = NMT_OTHER.matcher(summary);
+        return new Nmt(Long.parseLong(total.group(1)) * 1024, Long.parseLong(total.group(2)) * 1024,
+                other.find() ? Long.parseLong(other.group(2)) * 1024 : -1);
+    }
+
+    /** @return VmRSS and VmHWM of the process in bytes, -1 each where /proc does not tell (another OS, gone) */
+    static long[] resident(long pid) {
+        long[] result = {-1, -1};
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    result[0] = kib(line);
+                } else if (line.startsWith("VmHWM:")) {
+                    result[1] = kib(line);
+                }
+            }
+        } catch (NoSuchFileException e) {
+            // not Linux, or the process is gone: the report says n/a
+        } catch (IOException | RuntimeException e) {
+            // unreadable (another user's process): n/a as well
+        }
+        return result;
+    }
+
+    private static long kib(String statusLine) {
+        return Long.parseLong(statusLine.substring(statusLine.indexOf(':') + 1).trim().split("\\s+")[0]) * 1024;
+    }
+
+    /**
+     * @return the MBean's attributes by name, or null if it went away before it was read (unregistered in
+     *         between: a cache closed or a manager closed meanwhile); an attribute whose getter threw is absent
+     */
+    private static Map<String, Object> attributes(MBeanServerConnection connection, ObjectName name, String... names)
+            throws IOException, JMException {
+        try {
+            return asMap(connection.getAttributes(name, names));
+        } catch (InstanceNotFoundException e) {
+            return null;
+        }
+    }
+
+    private static Map<String, Object> asMap(AttributeList list) {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (Attribute a : list.asList()) {
+            map.put(a.getName(), a.getValue());
+        }
+        return map;
+    }
+
+    private static List<ObjectName> sorted(Set<ObjectName> names) {
+        TreeSet<ObjectName> sorted = new TreeSet<>(Comparator.comparing(ObjectName::getCanonicalName));
+        sorted.addAll(names);
+        return List.copyOf(sorted);
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : -1;
+    }
+
+    private static String text(Object value, ObjectName name) {
+        if (value != null) {
+            return value.toString();
+        }
+        String property = name.getKeyProperty("name");
+        if (property == null) {
+            return name.getCanonicalName();
+        }
+        return property.startsWith("\"") ? ObjectName.unquote(property) : property;
+    }
+
+    private static long compositeLong(Object composite, String key) {
+        return composite instanceof CompositeData data && data.containsKey(key) ? number(data.get(key)) : -1;
+    }
+
+    /** @return the value of {@code key} in a map an MXBean gives as TabularData (rows of "key" and "value"), or null */
+    private static String systemProperty(Object properties, String key) {
+        if (properties instanceof TabularData table) {
+            for (Object row : table.values()) {
+                if (row instanceof CompositeData data && key.equals(data.get("key"))) {
+                    return String.valueOf(data.get("value"));
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return a {@code Map<String, Long>} that an MXBean gave as TabularData, largest value first */
+    private static Map<String, Long> owners(Object usage) {
+        List<Map.Entry<String, Long>> entries = new ArrayList<>();
+        if (usage instanceof TabularData table) {
+            for (Object row : table.values()) {
+                if (row instanceof CompositeData data && data.get("value") instanceof Number n) {
+                    entries.add(Map.entry(String.valueOf(data.get("key")), n.longValue()));
+                }
+            }
+        }
+        entries.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        Map<String, Long> largestFirst = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> e : entries) {
+            largestFirst.put(e.getKey(), e.getValue());
+        }
+        return largestFirst;
+    }
+}

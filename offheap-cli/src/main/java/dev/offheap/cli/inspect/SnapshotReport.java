@@ -1,0 +1,223 @@
+package dev.offheap.cli.inspect;
+
+import dev.offheap.cli.compare.JsonWriter;
+import dev.offheap.memory.ByteSize;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Renders a {@link Snapshot} for people (aligned tables) or for programs (JSON, numbers in bytes).
+ * Stateless and thread-safe.
+ */
+final class SnapshotReport {
+    /** Owners listed per manager in the text; the JSON has them all. */
+    static final int OWNERS_SHOWN = 5;
+
+    private SnapshotReport() {
+    }
+
+    /** @return the snapshot as text: a summary of the JVM, then one table of managers and one of caches */
+    static String text(Snapshot s) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("JVM ").append(s.pid()).append(": ").append(s.jvm()).append(", up ")
+                .append(uptime(s.uptimeMillis())).append(" (").append(s.takenAt()).append(")\n");
+        sb.append("  process   resident ").append(bytes(s.residentBytes())).append(", peak ")
+                .append(bytes(s.residentPeak())).append('\n');
+        sb.append("  heap      used ").append(bytes(s.heapUsed())).append(", committed ").append(bytes(s.heapCommitted()))
+                .append(", max ").append(s.heapMax() < 0 ? "none" : bytes(s.heapMax())).append('\n');
+        for (Snapshot.BufferPool pool : s.bufferPools()) {
+            boolean usual = pool.name().equals("direct") || pool.name().equals("mapped");
+            if (!usual && pool.count() <= 0) {
+                continue; // e.g. "mapped - 'non-volatile memory'", empty unless the JVM maps persistent memory
+            }
+            sb.append("  ").append(String.format(Locale.ROOT, "%-9s", usual ? pool.name() : "buffers")).append(' ')
+                    .append(count(pool.count())).append(pool.count() == 1 ? " buffer, " : " buffers, ")
+                    .append(bytes(pool.memoryUsed())).append(usual ? "" : " (" + pool.name() + ")").append('\n');
+        }
+        Snapshot.Nmt nmt = s.nmt();
+        if (nmt == null) {
+            sb.append("  NMT       off (start the JVM with -XX:NativeMemoryTracking=summary to see all its native memory)\n");
+        } else {
+            sb.append("  NMT       committed ").append(bytes(nmt.committed())).append(", reserved ").append(bytes(nmt.reserved()));
+            if (nmt.otherCommitted() >= 0) {
+                sb.append("; Other (Unsafe, FFM) committed ").append(bytes(nmt.otherCommitted()));
+            }
+            sb.append(" (mapped files are not in NMT)\n");
+        }
+
+        sb.append('\n');
+        if (s.managers().isEmpty()) {
+            sb.append("Memory managers: none registered (dev.offheap:type=MemoryManager)\n");
+        } else {
+            sb.append("Memory managers (").append(s.managers().size()).append("):\n");
+            List<List<String>> rows = new ArrayList<>();
+            rows.add(List.of("name", "type", "page", "total", "used", "used pages", "free pages", "reserved", "peak",
+                    "quarantined", "failures", "spills", "spilled"));
+            for (Snapshot.Manager m : s.managers()) {
+                rows.add(List.of(m.name(), m.memoryType(), bytes(m.pageSize()), bytes(m.totalBytes()), bytes(m.usedBytes()),
+                        count(m.usedPages()), count(m.freePages()), bytes(m.reservedBytes()), bytes(m.peakUsedBytes()),
+                        count(m.quarantined()), count(m.failures()), count(m.spills()), bytes(m.spilledBytes())));
+            }
+            table(sb, rows, 2);
+            for (Snapshot.Manager m : s.managers()) {
+                if (!m.usageByOwner().isEmpty()) {
+                    sb.append("  owners of '").append(m.name()).append("': ");
+                    int shown = 0;
+                    for (Map.Entry<String, Long> e : m.usageByOwner().entrySet()) {
+                        if (shown == OWNERS_SHOWN) {
+                            sb.append(", and ").append(m.usageByOwner().size() - shown).append(" more");
+                            break;
+                        }
+                        sb.append(shown++ == 0 ? "" : ", ").append(e.getKey()).append(' ').append(bytes(e.getValue()));
+                    }
+                    sb.append('\n');
+                }
+            }
+        }
+        sb.append('\n');
+        if (s.caches().isEmpty()) {
+            sb.append("Caches: none registered (dev.offheap:type=Cache)\n");
+        } else {
+            sb.append("Caches (").append(s.caches().size()).append("):\n");
+            List<List<String>> rows = new ArrayList<>();
+            rows.add(List.of("name", "capacity", "used", "entries", "hit ratio", "hits", "misses", "loads",
+                    "load failures", "evictions", "evicted", "expirations"));
+            for (Snapshot.Cache c : s.caches()) {
+                rows.add(List.of(c.name(), bytes(c.capacityBytes()), bytes(c.usedBytes()), count(c.entries()),
+                        Double.isNaN(c.hitRatio()) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * c.hitRatio()),
+                        count(c.hits()), count(c.misses()), count(c.loads()), count(c.loadFailures()),
+                        count(c.evictions()), bytes(c.evictedBytes()), count(c.expirations())));
+            }
+            table(sb, rows, 2);
+        }
+        return sb.toString();
+    }
+
+    /** @return the snapshot as a JSON object, sizes in bytes, times in milliseconds, absent numbers as null */
+    static String json(Snapshot s) {
+        return JsonWriter.write(jsonTree(s));
+    }
+
+    static Map<String, Object> jsonTree(Snapshot s) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("pid", s.pid());
+        doc.put("takenAt", s.takenAt().toString());
+        doc.put("jvm", s.jvm());
+        doc.put("uptimeMillis", s.uptimeMillis());
+        doc.put("residentBytes", orNull(s.residentBytes()));
+        doc.put("residentPeakBytes", orNull(s.residentPeak()));
+        Map<String, Object> heap = new LinkedHashMap<>();
+        heap.put("used", orNull(s.heapUsed()));
+        heap.put("committed", orNull(s.heapCommitted()));
+        heap.put("max", orNull(s.heapMax()));
+        doc.put("heap", heap);
+        doc.put("bufferPools", s.bufferPools().stream().map(p -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", p.name());
+            m.put("count", orNull(p.count()));
+            m.put("memoryUsed", orNull(p.memoryUsed()));
+            m.put("totalCapacity", orNull(p.totalCapacity()));
+            return (Object) m;
+        }).toList());
+        if (s.nmt() == null) {
+            doc.put("nativeMemoryTracking", null);
+        } else {
+            Map<String, Object> nmt = new LinkedHashMap<>();
+            nmt.put("reserved", s.nmt().reserved());
+            nmt.put("committed", s.nmt().committed());
+            nmt.put("otherCommitted", orNull(s.nmt().otherCommitted()));
+            doc.put("nativeMemoryTracking", nmt);
+        }
+        doc.put("memoryManagers", s.managers().stream().map(m -> {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("name", m.name());
+            o.put("memoryType", m.memoryType());
+            o.put("pageSize", orNull(m.pageSize()));
+            o.put("totalBytes", orNull(m.totalBytes()));
+            o.put("totalPages", orNull(m.totalPages()));
+            o.put("usedPages", orNull(m.usedPages()));
+            o.put("freePages", orNull(m.freePages()));
+            o.put("reservedBytes", orNull(m.reservedBytes()));
+            o.put("usedBytes", orNull(m.usedBytes()));
+            o.put("peakUsedBytes", orNull(m.peakUsedBytes()));
+            o.put("allocationFailures", orNull(m.failures()));
+            o.put("spillCount", orNull(m.spills()));
+            o.put("spilledBytes", orNull(m.spilledBytes()));
+            o.put("quarantinedPages", orNull(m.quarantined()));
+            o.put("usageByOwner", new LinkedHashMap<String, Object>(m.usageByOwner()));
+            return (Object) o;
+        }).toList());
+        doc.put("caches", s.caches().stream().map(c -> {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("name", c.name());
+            o.put("capacityBytes", orNull(c.capacityBytes()));
+            o.put("usedBytes", orNull(c.usedBytes()));
+            o.put("entries", orNull(c.entries()));
+            o.put("weightedSize", orNull(c.weightedSize()));
+            o.put("hitRatio", Double.isNaN(c.hitRatio()) ? null : c.hitRatio());
+            o.put("hits", orNull(c.hits()));
+            o.put("misses", orNull(c.misses()));
+            o.put("loads", orNull(c.loads()));
+            o.put("loadFailures", orNull(c.loadFailures()));
+            o.put("evictions", orNull(c.evictions()));
+            o.put("evictedBytes", orNull(c.evictedBytes()));
+            o.put("expirations", orNull(c.expirations()));
+            return (Object) o;
+        }).toList());
+        return doc;
+    }
+
+    private static Long orNull(long value) {
+        return value < 0 ? null : value;
+    }
+
+    private static String bytes(long value) {
+        return value < 0 ? "n/a" : ByteSize.format(value);
+    }
+
+    private static String count(long value) {
+        return value < 0 ? "n/a" : group(value);
+    }
+
+    private static String group(long value) {
+        return String.format(Locale.ROOT, "%,d", value);
+    }
+
+    static String uptime(long millis) {
+        if (millis < 0) {
+            return "n/a";
+        }
+        Duration d = Duration.ofMillis(millis);
+        if (d.toHours() > 0) {
+            return d.toHours() + "h " + d.toMinutesPart() + "m";
+        }
+        if (d.toMinutes() > 0) {
+            return d.toMinutes() + "m " + d.toSecondsPart() + "s";
+        }
+        return d.toSeconds() + "s";
+    }
+
+    /** Appends rows as columns padded to their widest cell; the first column left-aligned, the rest right. */
+    private static void table(StringBuilder sb, List<List<String>> rows, int indent) {
+        int columns = rows.getFirst().size();
+        int[] width = new int[columns];
+        for (List<String> row : rows) {
+            for (int i = 0; i < columns; i++) {
+                width[i] = Math.max(width[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder(" ".repeat(indent));
+            for (int i = 0; i < columns; i++) {
+                String cell = row.get(i);
+                String pad = " ".repeat(width[i] - cell.length());
+                line.append(i == 0 ? cell + pad : pad + cell).append(i + 1 < columns ? "  " : "");
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+    }
+}
