@@ -3,12 +3,10 @@ package dev.offheap.memory;
 import dev.offheap.memory.internal.FileSpace;
 import dev.offheap.memory.internal.MappedRegions;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
+import dev.offheap.memory.internal.PlatformMBeans;
 import dev.offheap.memory.internal.SlotStack;
 import dev.offheap.memory.internal.SpillEvent;
 
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -281,7 +279,8 @@ public final class MemoryManager implements AutoCloseable {
             budget.close();
             throw e;
         }
-        this.mbeanName = b.registerMBean ? registerMBean() : null;
+        this.mbeanName = b.registerMBean
+                ? PlatformMBeans.register("MemoryManager", name, false, label -> new ManagementView()) : null;
     }
 
     /** @return a builder with the defaults: NATIVE memory, 32 KiB pages, CONFINED access, no size yet */
@@ -788,13 +787,7 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         freeChunks();
-        if (mbeanName != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.DEBUG, "could not unregister " + mbeanName, e);
-            }
-        }
+        PlatformMBeans.unregister(mbeanName);
         owners.clear();
         // The table references threads; a closed manager must not keep them (and retained chunks) alive.
         Arrays.fill(magazineTable, null);
@@ -1830,33 +1823,6 @@ public final class MemoryManager implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("memory manager '" + name + "' is closed");
         }
-    }
-
-    private ObjectName registerMBean() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        for (int attempt = 1; ; attempt++) {
-            String label = attempt == 1 ? name : name + "-" + attempt;
-            try {
-                ObjectName objectName = new ObjectName("dev.offheap:type=MemoryManager,name=" + objectNameValue(label));
-                server.registerMBean(new ManagementView(), objectName);
-                return objectName;
-            } catch (InstanceAlreadyExistsException e) {
-                // another manager has this name; try the next suffix
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.WARNING, "could not register the MBean of memory manager '" + name + "'", e);
-                return null;
-            }
-        }
-    }
-
-    /** The name as an ObjectName value: as is where that is legal, quoted where it is not. */
-    private static String objectNameValue(String label) {
-        for (int i = 0; i < label.length(); i++) {
-            if (",=:\"*?\n".indexOf(label.charAt(i)) >= 0) {
-                return ObjectName.quote(label);
-            }
-        }
-        return label;
     }
 
     // =================================================================== nested types

@@ -3,13 +3,10 @@ package dev.offheap.cache.internal;
 import dev.offheap.cache.CacheMXBean;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.internal.PlatformMBeans;
 
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.foreign.Arena;
-import java.lang.management.ManagementFactory;
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -127,7 +124,7 @@ final class NativeResources implements Runnable {
     Cleaner.Cleanable adopt(Object cache, Arena regionsArena, Shard[] cacheShards) {
         this.arena = regionsArena;
         this.shards = cacheShards;
-        this.mbeanName = registerMBean();
+        this.mbeanName = PlatformMBeans.register("Cache", name, true, MXBean::new);
         return UnclosedCaches.CLEANER.register(cache, this);
     }
 
@@ -178,7 +175,7 @@ final class NativeResources implements Runnable {
         }
         arena.close();
         unreserve();
-        unregisterMBean();
+        PlatformMBeans.unregister(mbeanName);
     }
 
     /** Gives back what {@link #reserve()} charged: on release, or for a cache whose construction failed after it. */
@@ -214,35 +211,6 @@ final class NativeResources implements Runnable {
     }
 
     // ------------------------------------------------------------------ JMX
-
-    private ObjectName registerMBean() {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        // no bound on the suffix: with a bound (999 was), the next cache of a name that many open caches share
-        // went without an MBean and without a word
-        for (long attempt = 1; ; attempt++) {
-            String suffix = attempt == 1 ? "" : "-" + attempt;
-            try {
-                ObjectName objectName = new ObjectName("dev.offheap:type=Cache,name=" + ObjectName.quote(name + suffix));
-                server.registerMBean(new MXBean(name + suffix), objectName);
-                return objectName;
-            } catch (InstanceAlreadyExistsException e) {
-                // another cache of this name: try the next suffix
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': registering its MBean failed", e);
-                return null;
-            }
-        }
-    }
-
-    private void unregisterMBean() {
-        if (mbeanName != null) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
-            } catch (JMException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cache '" + name + "': unregistering its MBean failed", e);
-            }
-        }
-    }
 
     /** Entries, entry bytes and used region bytes summed over the shards; zeros once released. */
     private long[] totals() {

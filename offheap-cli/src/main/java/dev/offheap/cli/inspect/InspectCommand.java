@@ -32,7 +32,7 @@ import javax.management.remote.JMXServiceURL;
  * {@code offheap inspect}: what a running JVM keeps outside its heap. Lists the local JVMs, or attaches to
  * one (the JDK's attach mechanism, then its local JMX agent) and shows its heap, the JDK's direct and
  * mapped buffers, native memory tracking where it is on, the process's resident set, and every offheap
- * memory manager and cache with their use: the off-heap memory that heap tools do not show.
+ * memory manager, allocator and cache with their use: the off-heap memory that heap tools do not show.
  */
 public final class InspectCommand implements Command {
 
@@ -43,8 +43,9 @@ public final class InspectCommand implements Command {
      * @param json     whether to print JSON instead of tables
      * @param interval time between snapshots, or null for one
      * @param count    snapshots to take; 0 for no limit (until the JVM ends or the command is stopped)
+     * @param reports  whether to show each allocator's report (live allocations by site in a debug mode)
      */
-    public record Args(long pid, boolean json, Duration interval, long count) {
+    public record Args(long pid, boolean json, Duration interval, long count, boolean reports) {
     }
 
     private static final Set<String> VALUE_OPTIONS = Set.of("--watch", "--count");
@@ -58,14 +59,14 @@ public final class InspectCommand implements Command {
 
     @Override
     public String summary() {
-        return "show what a running JVM keeps off the heap: its memory managers, caches, direct and mapped buffers";
+        return "show what a running JVM keeps off the heap: its memory managers, allocators, caches, direct and mapped buffers";
     }
 
     @Override
     public String usage() {
         return """
                 Usage: offheap inspect                      list the JVMs that can be inspected
-                       offheap inspect <pid> [--json] [--watch D] [--count N]
+                       offheap inspect <pid> [--json] [--reports] [--watch D] [--count N]
                 """;
     }
 
@@ -82,11 +83,18 @@ public final class InspectCommand implements Command {
                              -XX:NativeMemoryTracking=summary (FFM and Unsafe memory is its "Other")
                   managers   every offheap MemoryManager (dev.offheap:type=MemoryManager): total, used,
                              free and peak, reservations, refusals, spills, the largest owners
+                  allocators every offheap allocator with an MBean (dev.offheap:type=Allocator; pooled
+                             and stack allocators by default, native ones when built so): bytes and
+                             allocations live, footprint, threads, budget, double frees and other
+                             misuse seen in a debug mode
                   caches     every offheap cache, JCache ones included (dev.offheap:type=Cache):
                              capacity, bytes used, entries, hit ratio, loads, evictions, expirations
 
                 Options:
                   --json       one JSON object per snapshot, sizes in bytes, absent numbers null
+                  --reports    each allocator's report too: in the SAMPLED and FULL debug modes its
+                               live allocations grouped by allocation site and thread (the leaks), and
+                               the problems it recorded; in FULL mode this walks every live allocation
                   --watch D    take a snapshot every D (e.g. 2s, 500ms) until the JVM ends or Ctrl-C
                   --count N    stop after N snapshots (with --watch, or every second without it)
                   -h, --help   this help
@@ -104,6 +112,7 @@ public final class InspectCommand implements Command {
     public static Args parse(List<String> argv) throws UsageException {
         long pid = -1;
         boolean json = false;
+        boolean reports = false;
         Duration interval = null;
         long count = -1;
         Map<String, String> given = new HashMap<>();
@@ -125,6 +134,10 @@ public final class InspectCommand implements Command {
                     once(given, arg, arg);
                     json = true;
                 }
+                case "--reports" -> {
+                    once(given, arg, arg);
+                    reports = true;
+                }
                 case "--watch" -> interval = duration(arg, inline, false);
                 case "--count" -> count = count(arg, inline, 1, Long.MAX_VALUE);
                 default -> {
@@ -138,8 +151,8 @@ public final class InspectCommand implements Command {
                 }
             }
         }
-        if (pid == -1 && (json || interval != null || count != -1)) {
-            throw new UsageException("--json, --watch and --count need a process id: offheap inspect <pid> ...");
+        if (pid == -1 && (json || reports || interval != null || count != -1)) {
+            throw new UsageException("--json, --reports, --watch and --count need a process id: offheap inspect <pid> ...");
         }
         if (count == -1) {
             count = interval == null ? 1 : 0;
@@ -147,7 +160,7 @@ public final class InspectCommand implements Command {
         if (interval == null && count != 1) {
             interval = DEFAULT_INTERVAL;
         }
-        return new Args(pid, json, interval, count);
+        return new Args(pid, json, interval, count, reports);
     }
 
     private static long pid(String text) throws UsageException {
@@ -178,7 +191,7 @@ public final class InspectCommand implements Command {
                 }
                 Snapshot snapshot;
                 try {
-                    snapshot = Snapshot.collect(connection.server(), args.pid());
+                    snapshot = Snapshot.collect(connection.server(), args.pid(), args.reports());
                 } catch (IOException | JMException | RuntimeException e) {
                     if (taken == 0) {
                         throw new CommandException("cannot read JVM " + args.pid() + "'s MBeans: " + e);

@@ -27,8 +27,9 @@ import javax.management.openmbean.TabularData;
 /**
  * What {@code offheap inspect} saw of one JVM at one moment: its heap, the JDK's direct and mapped
  * buffers, native memory tracking when it is on, the process's resident set, and every offheap
- * {@code MemoryManager} and cache registered as an MBean ({@code dev.offheap:type=MemoryManager,*} and
- * {@code dev.offheap:type=Cache,*}, JCache caches of the offheap provider included).
+ * {@code MemoryManager}, allocator and cache registered as an MBean ({@code dev.offheap:type=MemoryManager,*},
+ * {@code dev.offheap:type=Allocator,*} and {@code dev.offheap:type=Cache,*}, JCache caches of the offheap
+ * provider included).
  *
  * <p>Read through a JMX connection, local or remote: each MBean's attributes are read in one call, and
  * an MBean that goes away while it is read (a cache closed meanwhile) is left out, not an error.
@@ -45,14 +46,16 @@ import javax.management.openmbean.TabularData;
  * @param residentBytes    the process's resident set (VmRSS), -1 where /proc cannot tell
  * @param residentPeak     the process's peak resident set (VmHWM), -1 where /proc cannot tell
  * @param managers         the offheap memory managers, by name
+ * @param allocators       the offheap allocators that registered an MBean, by name
  * @param caches           the offheap caches, by name
  */
 public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis, long heapUsed, long heapCommitted,
         long heapMax, List<BufferPool> bufferPools, Nmt nmt, long residentBytes, long residentPeak,
-        List<Manager> managers, List<Cache> caches) {
+        List<Manager> managers, List<Allocator> allocators, List<Cache> caches) {
 
     /** The domain and keys under which the library registers its MBeans. */
     static final String MANAGER_PATTERN = "dev.offheap:type=MemoryManager,*";
+    static final String ALLOCATOR_PATTERN = "dev.offheap:type=Allocator,*";
     static final String CACHE_PATTERN = "dev.offheap:type=Cache,*";
 
     private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB");
@@ -104,6 +107,30 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
     }
 
     /**
+     * An allocator ({@code PooledAllocator}, {@code NativeAllocator}, {@code StackAllocator}), from its MBean.
+     * A number the MBean did not give, or that the allocator does not keep, is -1.
+     *
+     * @param name            the allocator's name
+     * @param kind            pooled, malloc, mimalloc or stack
+     * @param debugMode       OFF, SAMPLED or FULL
+     * @param allocatedBytes  bytes of live allocations, as requested
+     * @param liveAllocations live allocations
+     * @param footprintBytes  native bytes the allocator holds
+     * @param capacityBytes   the most it may hold, -1 for no cap of its own
+     * @param threads         threads with a cache or stack of it
+     * @param budgetPath      the budget it draws from, empty for none
+     * @param budgetLimit     that budget's limit in bytes
+     * @param budgetUsed      what that budget counts as used, other users included
+     * @param problemsSeen    double frees, foreign frees and other misuse recorded (in a debug mode)
+     * @param report          the allocator's report (live allocations by site in a debug mode), or null
+     *                        unless asked for ({@code --reports})
+     */
+    public record Allocator(String name, String kind, String debugMode, long allocatedBytes, long liveAllocations,
+            long footprintBytes, long capacityBytes, long threads, String budgetPath, long budgetLimit,
+            long budgetUsed, long problemsSeen, String report) {
+    }
+
+    /**
      * A cache, from its MBean. A number the MBean did not give is -1 (NaN for the hit ratio).
      *
      * @param name          the cache's name
@@ -130,11 +157,14 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
      *
      * @param connection the JVM's MBean server
      * @param pid        the JVM's process id, for the resident set from /proc (when it is on this machine)
+     * @param reports    whether to ask each allocator for its report (an operation: in FULL debug mode it walks
+     *                   every live allocation)
      * @return the snapshot
      * @throws IOException if the connection fails
      * @throws JMException if the JVM's platform MBeans cannot be read
      */
-    public static Snapshot collect(MBeanServerConnection connection, long pid) throws IOException, JMException {
+    public static Snapshot collect(MBeanServerConnection connection, long pid, boolean reports)
+            throws IOException, JMException {
         Instant now = Instant.now();
         AttributeList runtime = connection.getAttributes(new ObjectName(ManagementFactory.RUNTIME_MXBEAN_NAME),
                 new String[] {"VmName", "VmVersion", "Uptime", "SystemProperties"});
@@ -173,6 +203,22 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
             }
         }
 
+        List<Allocator> allocators = new ArrayList<>();
+        for (ObjectName name : sorted(connection.queryNames(new ObjectName(ALLOCATOR_PATTERN), null))) {
+            Map<String, Object> a = attributes(connection, name, "Name", "Kind", "DebugMode", "AllocatedBytes",
+                    "LiveAllocations", "FootprintBytes", "CapacityBytes", "ThreadCount", "BudgetPath",
+                    "BudgetLimitBytes", "BudgetUsedBytes", "ProblemsSeen");
+            if (a != null) {
+                String report = reports ? report(connection, name) : null;
+                allocators.add(new Allocator(text(a.get("Name"), name), String.valueOf(a.getOrDefault("Kind", "?")),
+                        String.valueOf(a.getOrDefault("DebugMode", "?")), number(a.get("AllocatedBytes")),
+                        number(a.get("LiveAllocations")), number(a.get("FootprintBytes")), number(a.get("CapacityBytes")),
+                        number(a.get("ThreadCount")), String.valueOf(a.getOrDefault("BudgetPath", "")),
+                        number(a.get("BudgetLimitBytes")), number(a.get("BudgetUsedBytes")), number(a.get("ProblemsSeen")),
+                        report));
+            }
+        }
+
         List<Cache> caches = new ArrayList<>();
         for (ObjectName name : sorted(connection.queryNames(new ObjectName(CACHE_PATTERN), null))) {
             Map<String, Object> a = attributes(connection, name, "Name", "CapacityBytes", "UsedBytes", "EntryCount",
@@ -194,7 +240,19 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
 
         long[] resident = resident(pid);
         return new Snapshot(pid, now, jvm.trim(), uptime, heapUsed, heapCommitted, heapMax, List.copyOf(pools),
-                nmt(connection), resident[0], resident[1], List.copyOf(managers), List.copyOf(caches));
+                nmt(connection), resident[0], resident[1], List.copyOf(managers), List.copyOf(allocators),
+                List.copyOf(caches));
+    }
+
+    /** @return the allocator's report, or what kept it from being read (the allocator closed meanwhile, say) */
+    private static String report(MBeanServerConnection connection, ObjectName name) throws IOException {
+        try {
+            return String.valueOf(connection.invoke(name, "report", new Object[0], new String[0]));
+        } catch (InstanceNotFoundException e) {
+            return "(closed while it was read)";
+        } catch (JMException | RuntimeException e) {
+            return "(its report could not be read: " + e + ")";
+        }
     }
 
     /** @return NMT's summary totals, or null where NMT is off or its output cannot be read */

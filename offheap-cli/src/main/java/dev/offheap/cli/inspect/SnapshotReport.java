@@ -20,7 +20,10 @@ final class SnapshotReport {
     private SnapshotReport() {
     }
 
-    /** @return the snapshot as text: a summary of the JVM, then one table of managers and one of caches */
+    /**
+     * @return the snapshot as text: a summary of the JVM, then one table each of managers, allocators and
+     * caches, then the allocators' reports where they were asked for
+     */
     static String text(Snapshot s) {
         StringBuilder sb = new StringBuilder();
         sb.append("JVM ").append(s.pid()).append(": ").append(s.jvm()).append(", up ")
@@ -79,6 +82,8 @@ final class SnapshotReport {
             }
         }
         sb.append('\n');
+        allocators(sb, s.allocators());
+        sb.append('\n');
         if (s.caches().isEmpty()) {
             sb.append("Caches: none registered (dev.offheap:type=Cache)\n");
         } else {
@@ -94,7 +99,33 @@ final class SnapshotReport {
             }
             table(sb, rows, 2);
         }
+        for (Snapshot.Allocator a : s.allocators()) {
+            if (a.report() != null) {
+                sb.append("\nReport of allocator '").append(a.name()).append("':\n")
+                        .append(a.report().strip().indent(2));
+            }
+        }
         return sb.toString();
+    }
+
+    private static void allocators(StringBuilder sb, List<Snapshot.Allocator> allocators) {
+        if (allocators.isEmpty()) {
+            sb.append("Allocators: none registered (dev.offheap:type=Allocator; native allocators register when built"
+                    + " with registerMBean(true))\n");
+            return;
+        }
+        sb.append("Allocators (").append(allocators.size()).append("):\n");
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("name", "kind", "debug", "allocated", "allocations", "footprint", "capacity", "threads",
+                "budget", "budget used", "budget limit", "problems"));
+        for (Snapshot.Allocator a : allocators) {
+            boolean budgeted = !a.budgetPath().isEmpty();
+            rows.add(List.of(a.name(), a.kind(), a.debugMode().toLowerCase(Locale.ROOT), bytes(a.allocatedBytes()),
+                    count(a.liveAllocations()), bytes(a.footprintBytes()), a.capacityBytes() < 0 ? "-" : bytes(a.capacityBytes()),
+                    count(a.threads()), budgeted ? a.budgetPath() : "-", budgeted ? bytes(a.budgetUsed()) : "-",
+                    budgeted ? bytes(a.budgetLimit()) : "-", count(a.problemsSeen())));
+        }
+        table(sb, rows, 2);
     }
 
     /** @return the snapshot as a JSON object, sizes in bytes, times in milliseconds, absent numbers as null */
@@ -149,6 +180,23 @@ final class SnapshotReport {
             o.put("spilledBytes", orNull(m.spilledBytes()));
             o.put("quarantinedPages", orNull(m.quarantined()));
             o.put("usageByOwner", new LinkedHashMap<String, Object>(m.usageByOwner()));
+            return (Object) o;
+        }).toList());
+        doc.put("allocators", s.allocators().stream().map(a -> {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("name", a.name());
+            o.put("kind", a.kind());
+            o.put("debugMode", a.debugMode());
+            o.put("allocatedBytes", orNull(a.allocatedBytes()));
+            o.put("liveAllocations", orNull(a.liveAllocations()));
+            o.put("footprintBytes", orNull(a.footprintBytes()));
+            o.put("capacityBytes", orNull(a.capacityBytes()));
+            o.put("threads", orNull(a.threads()));
+            o.put("budgetPath", a.budgetPath().isEmpty() ? null : a.budgetPath());
+            o.put("budgetLimitBytes", orNull(a.budgetLimit()));
+            o.put("budgetUsedBytes", orNull(a.budgetUsed()));
+            o.put("problemsSeen", orNull(a.problemsSeen()));
+            o.put("report", a.report());
             return (Object) o;
         }).toList());
         doc.put("caches", s.caches().stream().map(c -> {

@@ -8,13 +8,18 @@ import dev.offheap.cache.Serializer;
 import dev.offheap.cli.Main;
 import dev.offheap.cli.UsageException;
 import dev.offheap.cli.bench.Json;
+import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.MemoryType;
+import dev.offheap.memory.alloc.DebugMode;
+import dev.offheap.memory.alloc.NativeAllocator;
+import dev.offheap.memory.alloc.PooledAllocator;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -51,6 +56,9 @@ class InspectCommandTest {
             "12 13|one process id at a time",
             "--json|need a process id",
             "--watch 1s|need a process id",
+            "--reports|need a process id",
+            "12 --reports --reports|--reports given twice",
+            "12 --reports=all|--reports takes no value",
             "12 --watch 0s|--watch: must be longer than 0",
             "12 --count 0|--count",
             "12 --count x|--count",
@@ -68,12 +76,14 @@ class InspectCommandTest {
 
     @Test
     void parseDefaults() throws UsageException {
-        assertThat(InspectCommand.parse(List.of("42"))).isEqualTo(new InspectCommand.Args(42, false, null, 1));
+        assertThat(InspectCommand.parse(List.of("42"))).isEqualTo(new InspectCommand.Args(42, false, null, 1, false));
         assertThat(InspectCommand.parse(List.of("42", "--watch", "2s"))).isEqualTo(
-                new InspectCommand.Args(42, false, Duration.ofSeconds(2), 0));
+                new InspectCommand.Args(42, false, Duration.ofSeconds(2), 0, false));
         assertThat(InspectCommand.parse(List.of("--count=3", "42", "--json"))).isEqualTo(
-                new InspectCommand.Args(42, true, InspectCommand.DEFAULT_INTERVAL, 3));
-        assertThat(InspectCommand.parse(List.of())).isEqualTo(new InspectCommand.Args(-1, false, null, 1));
+                new InspectCommand.Args(42, true, InspectCommand.DEFAULT_INTERVAL, 3, false));
+        assertThat(InspectCommand.parse(List.of("42", "--reports"))).isEqualTo(
+                new InspectCommand.Args(42, false, null, 1, true));
+        assertThat(InspectCommand.parse(List.of())).isEqualTo(new InspectCommand.Args(-1, false, null, 1, false));
         assertThatThrownBy(() -> InspectCommand.parse(List.of("-5"))).isInstanceOf(UsageException.class)
                 .hasMessageContaining("unknown option '-5'");
     }
@@ -83,7 +93,8 @@ class InspectCommandTest {
         Result r = run("inspect", "--help");
         assertThat(r.code()).isZero();
         assertThat(r.out()).startsWith("Usage: offheap inspect").contains("--watch D").contains("--count N")
-                .contains("--json").contains("dev.offheap:type=MemoryManager").contains("dev.offheap:type=Cache");
+                .contains("--json").contains("--reports").contains("dev.offheap:type=MemoryManager")
+                .contains("dev.offheap:type=Allocator").contains("dev.offheap:type=Cache");
     }
 
     @Test
@@ -154,6 +165,58 @@ class InspectCommandTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void allocatorsAreShownWithTheirBudgetsAndOnRequestTheirReports() throws Exception {
+        try (Budget service = Budget.root("inspect-service", 8L << 20);
+             PooledAllocator pooled = PooledAllocator.builder().name("inspect-pooled").budget(service)
+                     .debug(DebugMode.FULL).capacity(4L << 20).build();
+             NativeAllocator malloc = NativeAllocator.builder().name("inspect-malloc").registerMBean(true).build();
+             NativeAllocator unregistered = NativeAllocator.builder().name("inspect-unregistered").build()) {
+            MemorySegment kept = allocateTwoAndKeepOne(pooled);
+            malloc.allocate(4096);
+            unregistered.allocate(1);
+            String pid = Long.toString(ProcessHandle.current().pid());
+
+            Result r = run("inspect", pid);
+            assertThat(r.code()).as(r.err()).isZero();
+            // name, kind, debug, allocated, allocations, footprint, capacity, threads, budget, used, limit, problems
+            assertThat(r.out()).containsPattern(Pattern.compile(
+                    "(?m)^  inspect-pooled +pooled +full +2\\.0 KiB +1 +[0-9.]+ [KM]iB +4\\.0 MiB +[0-9]+ +inspect-service"
+                            + " +[0-9.]+ [KM]iB +8\\.0 MiB +1$"));
+            assertThat(r.out()).containsPattern(Pattern.compile(
+                    "(?m)^  inspect-malloc +malloc +off +4\\.0 KiB +1 +4\\.0 KiB +- +0 +- +- +- +0$"));
+            assertThat(r.out()).doesNotContain("inspect-unregistered").doesNotContain("Report of allocator");
+
+            Result reports = run("inspect", pid, "--reports");
+            assertThat(reports.code()).as(reports.err()).isZero();
+            // FULL mode: the live allocation under the method that made it, and the double free it saw
+            assertThat(reports.out()).contains("Report of allocator 'inspect-pooled':")
+                    .contains("allocateTwoAndKeepOne").contains("freed again");
+
+            Result json = run("inspect", pid, "--json", "--reports");
+            Map<String, Object> doc = (Map<String, Object>) Json.parse(json.out());
+            Map<String, Object> a = ((List<Map<String, Object>>) doc.get("allocators")).stream()
+                    .filter(x -> "inspect-pooled".equals(x.get("name"))).findFirst().orElseThrow();
+            assertThat(a).containsEntry("kind", "pooled").containsEntry("debugMode", "FULL")
+                    .containsEntry("allocatedBytes", 2048.0).containsEntry("liveAllocations", 1.0)
+                    .containsEntry("budgetPath", "inspect-service").containsEntry("budgetLimitBytes", (double) (8L << 20))
+                    .containsEntry("problemsSeen", 1.0);
+            assertThat((String) a.get("report")).contains("allocateTwoAndKeepOne");
+            assertThat(kept.byteSize()).isEqualTo(2048);
+        }
+        assertThat(run("inspect", Long.toString(ProcessHandle.current().pid())).out()).doesNotContain("inspect-pooled");
+    }
+
+    /** Allocates two blocks, frees one twice (the second free is refused and recorded), keeps the other. */
+    private static MemorySegment allocateTwoAndKeepOne(PooledAllocator allocator) {
+        MemorySegment kept = allocator.allocate(2048);
+        MemorySegment freed = allocator.allocate(100);
+        allocator.free(freed);
+        assertThatThrownBy(() -> allocator.free(freed)).isInstanceOf(IllegalStateException.class);
+        return kept;
+    }
+
+    @Test
     void aClosedManagerIsNoLongerShown() {
         MemoryManager manager = MemoryManager.builder().name("inspect-closed-manager").totalSize(1 << 20).pageSize(32 * 1024)
                 .build();
@@ -188,7 +251,13 @@ class InspectCommandTest {
                     .containsPattern("(?m)^  target-manager +NATIVE +32\\.0 KiB +1\\.0 MiB +96\\.0 KiB +3 +29 ")
                     .contains("owners of 'target-manager': target-owner 96.0 KiB")
                     .containsPattern("(?m)^  target-cache +4\\.0 MiB +[0-9.]+ [KM]iB +10 +75\\.0% +3 +1 ")
-                    .containsPattern("(?m)^  direct +[0-9,]+ buffers?, 1\\.0 MiB");
+                    .containsPattern("(?m)^  direct +[0-9,]+ buffers?, 1\\.0 MiB")
+                    .containsPattern("(?m)^  target-allocator +pooled +sampled +2\\.9 KiB +3 ");
+            Result reports = run("inspect", pid, "--reports");
+            assertThat(reports.code()).as(reports.err()).isZero();
+            // SAMPLED at rate 1 tracks every allocation: the report names the method that made them
+            assertThat(reports.out()).contains("Report of allocator 'target-allocator':")
+                    .contains("3 allocations, 3000 bytes").contains("allocateInALeakySite");
             assertThat(r.out()).containsPattern("(?m)^  process +resident [0-9.]+ [KMG]iB, peak ");
 
             Result listed = run("inspect");

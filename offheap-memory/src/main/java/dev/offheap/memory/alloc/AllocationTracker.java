@@ -88,6 +88,8 @@ final class AllocationTracker {
      */
     private final TreeSet<Long> recentlyFreedAddresses = new TreeSet<>();
     private final ArrayDeque<String> problems = new ArrayDeque<>();
+    /** Every problem recorded, counted past the last {@link #PROBLEMS_KEPT} that are kept. Guarded by problems. */
+    private long problemsSeen;
 
     AllocationTracker(String allocatorName, DebugMode mode) {
         this.allocatorName = allocatorName;
@@ -249,10 +251,18 @@ final class AllocationTracker {
     /** Records a problem found elsewhere (for example a double free found when a cache was flushed). */
     void problem(String message) {
         synchronized (problems) {
+            problemsSeen++;
             if (problems.size() == PROBLEMS_KEPT) {
                 problems.removeFirst();
             }
             problems.addLast(message);
+        }
+    }
+
+    /** @return problems recorded since the tracker was made, those no longer kept included */
+    long problemsSeen() {
+        synchronized (problems) {
+            return problemsSeen;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.offheap.memory.alloc;
 
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
+import dev.offheap.memory.internal.PlatformMBeans;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.ObjectName;
 
 /**
  * An {@link Allocator} that calls a C allocator through {@link java.lang.foreign.Linker}: the C
@@ -80,6 +82,8 @@ public final class NativeAllocator implements Allocator {
     private volatile AllocationReport closingReport;
     /** Whether {@link #close()} has freed everything (a held scope can interrupt it). Guarded by closeLock. */
     private boolean closeFinished;
+    /** Where the management view is registered; null if it is not. */
+    private final ObjectName mbeanName;
 
     private NativeAllocator(Builder b, NativeFunctions functions) {
         this.kind = b.kind;
@@ -89,6 +93,9 @@ public final class NativeAllocator implements Allocator {
         this.sampleRate = b.sampleRate;
         this.name = b.name != null ? b.name : kind.name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMES.incrementAndGet();
         this.tracker = debug == DebugMode.OFF ? null : new AllocationTracker(name, debug);
+        this.mbeanName = b.registerMBean ? AllocatorView.register(name, kind.name().toLowerCase(java.util.Locale.ROOT),
+                debug, budget, -1, new AllocatorView.Readings(table::bytes, table::count, table::bytes, () -> 0,
+                        () -> tracker == null ? 0 : tracker.problemsSeen(), () -> report().toString())) : null;
     }
 
     /**
@@ -431,6 +438,7 @@ public final class NativeAllocator implements Allocator {
             }
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
             closeFinished = true;
+            PlatformMBeans.unregister(mbeanName);
         }
     }
 
@@ -446,8 +454,21 @@ public final class NativeAllocator implements Allocator {
         private DebugMode debug = DebugMode.defaultMode();
         private int sampleRate = DebugMode.defaultSampleRate();
         private String name;
+        private boolean registerMBean;
 
         private Builder() {
+        }
+
+        /**
+         * @param register whether the allocator registers its {@link AllocatorMXBean} while it is open; off by
+         *                 default, since a native allocator is cheap enough to make per request and a
+         *                 registration is not. A registered allocator stays reachable from the platform MBean
+         *                 server until it is closed
+         * @return this builder
+         */
+        public Builder registerMBean(boolean register) {
+            this.registerMBean = register;
+            return this;
         }
 
         /**

@@ -5,6 +5,7 @@ import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.MemoryType;
 import dev.offheap.memory.internal.WeakSchedule;
+import dev.offheap.memory.internal.PlatformMBeans;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ObjectName;
 
 /**
  * A general-purpose pooled {@link Allocator}: any size, freed in any order from any thread, with a
@@ -149,6 +151,8 @@ public final class PooledAllocator implements Allocator {
     private volatile long activity;
     private long activityAtLastTick = -1;
     private final ScheduledFuture<?> idleTask;
+    /** Where the management view is registered; null if it is not. */
+    private final ObjectName mbeanName;
 
     private record ManagerBlock(MemorySegment page, long size) {
     }
@@ -184,6 +188,9 @@ public final class PooledAllocator implements Allocator {
             pools[c] = new SizeClassPool(c, range);
         }
         this.idleTask = b.idleRelease.isZero() ? null : IdleReleaser.schedule(this, b.idleRelease);
+        this.mbeanName = b.registerMBean ? AllocatorView.register(name, "pooled", debug, budget, capacity,
+                new AllocatorView.Readings(this::allocatedBytes, this::liveAllocations, this::footprintBytes,
+                        this::threadCacheCount, tracker::problemsSeen, () -> report().toString())) : null;
     }
 
     // reinterpret is restricted: the range was just reserved with exactly this size, and units are
@@ -1109,6 +1116,7 @@ public final class PooledAllocator implements Allocator {
             }
             range.close();
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
+            PlatformMBeans.unregister(mbeanName);
         }
     }
 
@@ -1131,8 +1139,20 @@ public final class PooledAllocator implements Allocator {
         private Duration idleRelease = DEFAULT_IDLE_RELEASE;
         private long capacity = DEFAULT_CAPACITY;
         private String name;
+        private boolean registerMBean = true;
 
         private Builder() {
+        }
+
+        /**
+         * @param register whether the allocator registers its {@link AllocatorMXBean} while it is open (the
+         *                 default); a registered allocator stays reachable from the platform MBean server
+         *                 until it is closed
+         * @return this builder
+         */
+        public Builder registerMBean(boolean register) {
+            this.registerMBean = register;
+            return this;
         }
 
         /**

@@ -2,6 +2,7 @@ package dev.offheap.memory.alloc;
 
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
+import dev.offheap.memory.internal.PlatformMBeans;
 
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ObjectName;
 
 /**
  * Per-thread stacks of native memory in the style of LWJGL's {@code MemoryStack}: push a
@@ -72,12 +74,24 @@ public final class StackAllocator implements AutoCloseable {
     private volatile boolean closed;
     /** Whether this is the process-wide default, which {@link #close()} refuses. */
     private boolean isDefault;
+    /** Where the management view is registered; null if it is not. */
+    private final ObjectName mbeanName;
 
     private StackAllocator(Builder b) {
         this.name = b.name != null ? b.name : "stack-" + NAMES.incrementAndGet();
         this.stackSize = b.stackSize;
         this.budget = b.budget;
         this.debug = b.debug;
+        this.mbeanName = b.registerMBean ? AllocatorView.register(name, "stack", debug, budget, -1,
+                new AllocatorView.Readings(() -> -1, () -> -1, this::footprintBytes, this::stackCount, () -> 0,
+                        this::describe)) : null;
+    }
+
+    /** @return the management view's report: the stacks and their bytes */
+    private String describe() {
+        return "stack allocator '" + name + "' (debug " + debug.name().toLowerCase(java.util.Locale.ROOT) + "): "
+                + stackCount() + " thread stacks, " + footprintBytes() + " bytes footprint, " + stackSize
+                + " bytes per stack to start" + (closed ? ", closed" : "");
     }
 
     private static final class Default {
@@ -269,7 +283,9 @@ public final class StackAllocator implements AutoCloseable {
                 retainUntilThreadEnds(s);
             }
         }
-        if (!inUse.isEmpty()) {
+        if (inUse.isEmpty()) {
+            PlatformMBeans.unregister(mbeanName);
+        } else {
             // kept where the next close() (and footprintBytes, stackCount) find them; one that threw from the
             // middle of the loop lost them, and the stacks after them, with their budget, for good
             synchronized (stacks) {
@@ -799,8 +815,20 @@ public final class StackAllocator implements AutoCloseable {
         private Budget budget;
         private DebugMode debug = DebugMode.defaultMode();
         private String name;
+        private boolean registerMBean = true;
 
         private Builder() {
+        }
+
+        /**
+         * @param register whether the allocator registers its {@link AllocatorMXBean} while it is open (the
+         *                 default); a registered allocator stays reachable from the platform MBean server
+         *                 until it is closed
+         * @return this builder
+         */
+        public Builder registerMBean(boolean register) {
+            this.registerMBean = register;
+            return this;
         }
 
         /**
