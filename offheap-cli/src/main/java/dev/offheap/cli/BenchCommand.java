@@ -203,12 +203,9 @@ public final class BenchCommand implements Command {
         Map<String, String> given = new HashMap<>();
         String runOption = null; // the first option that only shapes a run, as given
         for (int i = 0; i < argv.size(); i++) {
-            String arg = argv.get(i);
-            String value = null;
-            if (arg.startsWith("--") && arg.contains("=")) {
-                value = arg.substring(arg.indexOf('=') + 1);
-                arg = arg.substring(0, arg.indexOf('='));
-            }
+            OptionValues.Split split = OptionValues.split(argv.get(i));
+            String arg = split.option();
+            String value = split.inline();
             if (ONCE.containsKey(arg)) {
                 once(given, ONCE.get(arg), arg);
             }

@@ -62,6 +62,25 @@ public final class OptionValues {
     }
 
     /**
+     * A command-line argument split at its first {@code =} when it is a long option with its value inline.
+     *
+     * @param option the option ({@code --count} of {@code --count=3}), or the whole argument
+     * @param inline the value after {@code =} ({@code 3}), possibly empty; null when none was inline
+     */
+    public record Split(String option, String inline) {
+    }
+
+    /**
+     * @param arg an argument of the command line
+     * @return {@code --name=value} as ({@code --name}, {@code value}); anything else as (arg, null)
+     */
+    public static Split split(String arg) {
+        int equals = arg.indexOf('=');
+        return arg.startsWith("--") && equals >= 0 ? new Split(arg.substring(0, equals), arg.substring(equals + 1))
+                : new Split(arg, null);
+    }
+
+    /**
      * @param argv the command line
      * @param i the index of the option's value
      * @param option the option, for the message

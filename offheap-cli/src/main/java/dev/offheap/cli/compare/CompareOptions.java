@@ -202,12 +202,9 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         boolean dryRun = false;
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
-            String arg = argv.get(i);
-            String value = null;
-            if (arg.startsWith("--") && arg.contains("=")) {
-                value = arg.substring(arg.indexOf('=') + 1);
-                arg = arg.substring(0, arg.indexOf('='));
-            }
+            OptionValues.Split split = OptionValues.split(argv.get(i));
+            String arg = split.option();
+            String value = split.inline();
             if (VALUE_OPTIONS.contains(arg)) {
                 once(given, ALIASES.getOrDefault(arg, arg), arg);
                 if (value == null) {

@@ -11,6 +11,7 @@ import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
 import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
+import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -117,12 +118,9 @@ public final class InspectCommand implements Command {
         long count = -1;
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
-            String arg = argv.get(i);
-            String inline = null;
-            if (arg.startsWith("--") && arg.contains("=")) {
-                inline = arg.substring(arg.indexOf('=') + 1);
-                arg = arg.substring(0, arg.indexOf('='));
-            }
+            OptionValues.Split split = OptionValues.split(argv.get(i));
+            String arg = split.option();
+            String inline = split.inline();
             if (VALUE_OPTIONS.contains(arg)) {
                 once(given, arg, arg);
                 inline = inline == null ? nextNonEmpty(argv, ++i, arg) : nonEmpty(arg, inline);

@@ -8,6 +8,7 @@ import static dev.offheap.cli.OptionValues.once;
 
 import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
+import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
 import dev.offheap.cli.compare.CompareOptions;
 import dev.offheap.cli.compare.Durations;
@@ -127,12 +128,9 @@ public final class ServeCommand implements Command {
         Duration stopAfter = null;
         Map<String, String> given = new HashMap<>();
         for (int i = 0; i < argv.size(); i++) {
-            String arg = argv.get(i);
-            String inline = null;
-            if (arg.startsWith("--") && arg.contains("=")) {
-                inline = arg.substring(arg.indexOf('=') + 1);
-                arg = arg.substring(0, arg.indexOf('='));
-            }
+            OptionValues.Split split = OptionValues.split(argv.get(i));
+            String arg = split.option();
+            String inline = split.inline();
             String option = arg;
             if (VALUE_OPTIONS.contains(option)) {
                 once(given, ALIASES.getOrDefault(option, option), option);
