@@ -290,8 +290,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *
      * <p>Cost: a segment in which no deadline has come yet is skipped; in the others, a pass over every
      * entry (a million expired entries of 100 bytes took 212 and 246 ms to remove in two runs, docs/cache.md). It holds a
-     * segment's write lock for a batch of 1,024 buckets at a time, so reads and writes go on beside it.
-     * Thread-safe; concurrent calls run one after another.
+     * segment's write lock for a batch of 1,024 buckets at a time, so reads and writes go on beside it,
+     * and tells the removal listener between batches, with no lock of the cache held. Thread-safe;
+     * concurrent calls run side by side, each removing what had expired when it began.
      *
      * @throws IllegalStateException if the cache is closed
      */

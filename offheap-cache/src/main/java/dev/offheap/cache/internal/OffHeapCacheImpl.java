@@ -586,43 +586,67 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private static final int CLEAN_UP_BUCKETS = 1024;
 
     /**
-     * One clean-up at a time: a pass over a segment keeps, between its batches, the earliest deadline
-     * it has seen (see {@link Shard#expireBucketsLocked}), which a second pass would reset.
+     * Clean-ups run at once if called at once: each holds a segment's write lock for one batch of buckets
+     * at a time and tells the removal listener between batches with no lock of the cache held, as
+     * {@link dev.offheap.cache.RemovalListener} promises (one at a time, under a lock of their own, a
+     * listener that waited for another thread's {@code cleanUp()} waited for good). Of concurrent passes
+     * over a segment the first owns its deadline bound (see {@link Shard#expireBucketsLocked}).
      */
-    private final Object cleanUpLock = new Object();
-
     @Override
     public void cleanUp() {
         checkOpen();
         checkNotInsideReader();
-        synchronized (cleanUpLock) {
-            cleanUpShards(readClock());
-        }
+        cleanUpShards(readClock());
     }
 
     private void cleanUpShards(long now) {
+        Object pass = new Object();
         try {
             for (Shard shard : shards) {
                 int bucket = 0;
-                do {
-                    Removals removals = removals(now);
-                    try {
-                        long stamp = shard.lockWrite();
+                boolean passed = false;
+                try {
+                    do {
+                        Removals removals = removals(now);
                         try {
-                            if (bucket == 0) {
-                                shard.drainReadsLocked();
+                            long stamp = shard.lockWrite();
+                            try {
+                                if (bucket == 0) {
+                                    shard.drainReadsLocked();
+                                }
+                                bucket = now == Long.MIN_VALUE ? -1
+                                        : shard.expireBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, removals, pass);
+                            } finally {
+                                shard.unlockWrite(stamp);
                             }
-                            bucket = now == Long.MIN_VALUE ? -1 : shard.expireBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, removals);
                         } finally {
-                            shard.unlockWrite(stamp);
+                            notifyListener(removals);
                         }
-                    } finally {
-                        notifyListener(removals);
+                    } while (bucket >= 0);
+                    passed = true;
+                } finally {
+                    if (!passed) {
+                        abandonPass(shard, pass);
                     }
-                } while (bucket >= 0);
+                }
             }
         } catch (IllegalStateException e) {
             throw translate(e);
+        }
+    }
+
+    /** Lets another pass own the segment's deadline bound after this one stopped midway (the cache was closed). */
+    private static void abandonPass(Shard shard, Object pass) {
+        long stamp;
+        try {
+            stamp = shard.lockWrite();
+        } catch (IllegalStateException closed) {
+            return; // closed: no pass will run again
+        }
+        try {
+            shard.abandonPassLocked(pass);
+        } finally {
+            shard.unlockWrite(stamp);
         }
     }
 

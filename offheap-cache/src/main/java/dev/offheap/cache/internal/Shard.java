@@ -149,9 +149,15 @@ final class Shard {
      * deadlines; a full clean-up pass raises it to the earliest deadline it left behind.
      */
     private int earliestDeadline = Integer.MAX_VALUE;
-    /** The earliest deadline written since the current clean-up pass began (see {@link #earliestDeadline}). */
+    /**
+     * The clean-up pass whose result will raise {@link #earliestDeadline}, null when none runs. Passes may
+     * run at once (a clean-up holds no lock while it tells the removal listener); a pass that begins while
+     * another owns the bound removes what has expired and leaves the bound alone. Guarded by the write lock.
+     */
+    private Object boundingPass;
+    /** The earliest deadline written since the bounding pass began (see {@link #earliestDeadline}). */
     private int earliestWrittenDuringPass = Integer.MAX_VALUE;
-    /** The earliest deadline among the entries the current clean-up pass kept. */
+    /** The earliest deadline among the entries the bounding pass kept. */
     private int earliestKeptByPass = Integer.MAX_VALUE;
 
     Shard(MemorySegment region, boolean tinyLfu, boolean twoDeadlines, long maxEntryBytes, StatsCounter stats,
@@ -841,16 +847,25 @@ final class Shard {
      * entry that was there when it began (entries of buckets already passed may be seen twice). The
      * table only shrinks when the segment is empty.
      *
+     * <p>The first of concurrent passes to begin owns the segment's deadline bound and raises it when it
+     * reaches the end; the others only remove. A pass that stops before the end gives the bound up with
+     * {@link #abandonPassLocked}.
+     *
+     * @param pass the pass, the same object for all its calls
      * @return the next bucket, or -1 past the table's end
      */
-    int expireBucketsLocked(int from, int count, long nowMillis, Removals removals) {
+    int expireBucketsLocked(int from, int count, long nowMillis, Removals removals, Object pass) {
         if (from == 0) {
             if (!Deadlines.passed(earliestDeadline, nowMillis)) {
                 return -1; // no entry's deadline has come: nothing to look at
             }
-            earliestKeptByPass = Integer.MAX_VALUE;
-            earliestWrittenDuringPass = Integer.MAX_VALUE;
+            if (boundingPass == null) {
+                boundingPass = pass;
+                earliestKeptByPass = Integer.MAX_VALUE;
+                earliestWrittenDuringPass = Integer.MAX_VALUE;
+            }
         }
+        boolean bounding = boundingPass == pass;
         if (from > tableMask) {
             return -1;
         }
@@ -862,18 +877,31 @@ final class Shard {
                 int next = getInt(region, address(entry) + CHAIN_NEXT);
                 if (expired(entry, nowMillis)) {
                     removeLocked(entry, RemovalCause.EXPIRED, removals);
-                } else {
+                } else if (bounding) {
                     earliestKeptByPass = Math.min(earliestKeptByPass, earliestDeadlineOf(entry));
                 }
                 entry = next;
             }
         }
         if (to > tableMask) {
-            // every entry is behind the cursor now: kept ones were seen, newer ones lowered the other bound
-            earliestDeadline = Math.min(earliestKeptByPass, earliestWrittenDuringPass);
+            if (bounding) {
+                // every entry is behind the cursor now: kept ones were seen, newer ones lowered the other bound
+                earliestDeadline = Math.min(earliestKeptByPass, earliestWrittenDuringPass);
+                boundingPass = null;
+            }
             return -1;
         }
         return to;
+    }
+
+    /**
+     * Gives up the deadline bound if {@code pass} owns it, for a pass that stops before the table's end
+     * (the cache was closed under it), so that later passes can raise the bound again.
+     */
+    void abandonPassLocked(Object pass) {
+        if (boundingPass == pass) {
+            boundingPass = null;
+        }
     }
 
     private boolean shrinkTablesLocked() {
