@@ -206,6 +206,13 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * runs under the lock of the key's segment: other writes to that segment wait for it, and a call of this
      * cache from inside it throws {@link IllegalStateException} instead of deadlocking.
      *
+     * <p>A function that returns the very instance it was given ({@code (k, v) -> v}, compared by
+     * reference: the fresh copy deserialized for this call) keeps the entry, as Caffeine's compute does: the
+     * removal listener hears of no {@link RemovalCause#REPLACED} removal. It is still a write, as in
+     * Caffeine: the returned instance is serialized and stored (a change made to it in place is kept, and
+     * is not told either), and the entry's time after write and after access count from this call. A new
+     * object, even an equal one, replaces the value: REPLACED, with the old value.
+     *
      * @param key       the key
      * @param remapping gets the key and the present value (null if absent); returns the new value, or null
      *                  to remove the entry. It must not use this cache.
@@ -263,8 +270,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * its views are weakly consistent, as {@link #keys()} and {@link #entries()} are, and support
      * {@code remove()}; an entry's {@code setValue} writes through. {@code compute}, {@code computeIfAbsent},
      * {@code computeIfPresent} and {@code merge} run their function at most once, atomically for the key,
-     * as {@link #compute} does (it must not use this cache). An argument of a type the serializers do not
-     * take gets {@link ClassCastException}.
+     * as {@link #compute} does (it must not use this cache); one that returns the very present value it was
+     * given reports no REPLACED removal, as there. An argument of a type the serializers do not take gets
+     * {@link ClassCastException}.
      *
      * <p>Thread-safe. Using the map after {@link #close()} throws {@link IllegalStateException}.
      *

@@ -4,7 +4,10 @@ package dev.offheap.cache;
 public enum RemovalCause {
     /** Removed by the user: remove, invalidate, compute returning null. */
     EXPLICIT,
-    /** Overwritten by put, replace or compute. */
+    /**
+     * Overwritten by put, replace or compute; not by a compute whose function returned the instance it was
+     * given (see {@link OffHeapCache#compute}).
+     */
     REPLACED,
     /** Evicted to stay within the capacity. */
     SIZE,

@@ -86,12 +86,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
     public V put(K key, V value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
-        Object[] previous = new Object[1];
-        typed(() -> cache.compute(key, (k, old) -> {
-            previous[0] = old;
-            return value;
-        }));
-        return cast(previous[0]);
+        return typed(() -> cache.getAndPut(key, value));
     }
 
     @Override

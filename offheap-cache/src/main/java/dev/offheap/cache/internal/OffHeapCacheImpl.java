@@ -1575,7 +1575,23 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
         Objects.requireNonNull(remapping, "remapping");
-        return compute(key, remapping, false);
+        return compute(key, remapping, false, true);
+    }
+
+    /**
+     * {@link java.util.Map#put} for the map view: stores {@code value} and returns the previous value, read
+     * under the same lock. A put, so the value it overwrites is REPLACED even where the serializer reads back
+     * the very instance put ({@code Integer.valueOf}'s cached ones), as {@link #put(Object, Object)} has it.
+     */
+    V getAndPut(K key, V value) {
+        Objects.requireNonNull(value, "value");
+        @SuppressWarnings("unchecked")
+        V[] previous = (V[]) new Object[1];
+        compute(key, (k, old) -> {
+            previous[0] = old;
+            return value;
+        }, false, false);
+        return previous[0];
     }
 
     /**
@@ -1585,11 +1601,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      */
     V computeIfAbsent(K key, Function<? super K, ? extends V> mapping) {
         Objects.requireNonNull(mapping, "mappingFunction");
-        return compute(key, (k, old) -> mapping.apply(k), true);
+        return compute(key, (k, old) -> mapping.apply(k), true, true);
     }
 
-    /** @param onlyIfAbsent whether a live entry is left as it is and its value returned, the function not run */
-    private V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping, boolean onlyIfAbsent) {
+    /**
+     * @param onlyIfAbsent whether a live entry is left as it is and its value returned, the function not run
+     * @param keptUntold   whether a function that returns the very instance it was given keeps the entry
+     *                     without a REPLACED removal, as Caffeine's compute does; the instance is still
+     *                     serialized and stored (it may have been changed in place) with a new write time
+     */
+    private V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping, boolean onlyIfAbsent,
+                      boolean keptUntold) {
         @SuppressWarnings("unchecked")
         V[] result = (V[]) new Object[1];
         byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
@@ -1597,6 +1619,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 accessLocked(shard, entry, now);
                 return shard.valueCopyLocked(entry);
             }
+            V old;
             V computed;
             MemorySegment v;
             // the function and the serializers run under the segment's lock: the cache refuses their calls
@@ -1604,7 +1627,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             holds.push(shard.id, true);
             COMPUTING.getAndAdd(this, 1);
             try {
-                V old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
+                old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
                 computed = remapping.apply(key, old);
                 v = computed == null ? null : valueSegment(computed, k);
             } finally {
@@ -1618,7 +1641,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             if (entry != 0) {
-                shard.removeLocked(entry, RemovalCause.REPLACED, removals);
+                // The function kept the value it was given (the fresh copy read for it): no replacement to
+                // tell, as in Caffeine. It is still a write: what it returned is stored, its times restart.
+                boolean kept = keptUntold && computed == old;
+                shard.removeLocked(entry, kept ? null : RemovalCause.REPLACED, removals);
             }
             store(shard, hash, k, v, deadlines(now, 0), false, removals);
             result[0] = computed;

@@ -761,11 +761,16 @@ final class Shard {
         return Hashing.hash(region, address(entry) + headerBytes(meta), keyLength(meta));
     }
 
-    /** Removes an entry from its chain and queue and frees it, telling stats and the listener. */
+    /**
+     * Removes an entry from its chain and queue and frees it, telling stats and the listener.
+     *
+     * @param cause why it leaves; null for an entry that a compute stores again with the value it was given,
+     *              which is no removal: neither stats nor the listener hear of it
+     */
     void removeLocked(int entry, RemovalCause cause, Removals removals) {
         long at = address(entry);
         int size = allocator.sizeOf(entry);
-        if (removals.wanted) {
+        if (removals.wanted && cause != null) {
             removals.add(keyCopyLocked(entry), valueCopyLocked(entry), cause);
         }
         long bucket = bucketAddress(entryHash(entry));
