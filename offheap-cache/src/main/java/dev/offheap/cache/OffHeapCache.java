@@ -163,6 +163,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
 
     /**
      * Stores a value that expires after {@code timeToLive}, overriding the builder's expiry for this entry.
+     * The time to live belongs to this write: a later write of the key without one ({@link #put(Object, Object)},
+     * {@code replace}, {@link #compute}, {@code merge}, a load) gives the entry the builder's expiry again, as
+     * any new value of the key gets; reads do not change it, whatever expireAfterAccess says.
      *
      * @param key        the key
      * @param value      the value
