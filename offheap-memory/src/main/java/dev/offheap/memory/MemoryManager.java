@@ -970,7 +970,9 @@ public final class MemoryManager implements AutoCloseable {
         } else {
             arena = newPageArena();
         }
-        Lease lease = new GroupLease(record, arena, arena != null ? confiningThread() : null);
+        GroupLease lease = new GroupLease(record, arena, arena != null ? confiningThread() : null);
+        PageGroup group = new PageGroup(this, slots, lease, heapPages);
+        lease.group = group; // before the slots publish the lease: whoever reads it from a slot sees its group
         for (int slot : slots) {
             SLOT_STATE.setRelease(slotState, stateIndex(slot), lease);
         }
@@ -984,7 +986,7 @@ public final class MemoryManager implements AutoCloseable {
             revoke(lease);
             throw new IllegalStateException("memory manager '" + name + "' is closed");
         }
-        return new PageGroup(this, slots, lease, heapPages);
+        return group;
     }
 
     /**
@@ -1041,7 +1043,8 @@ public final class MemoryManager implements AutoCloseable {
                 return;
             }
             throw new IllegalStateException("page group of memory manager '" + name + "' was already released"
-                    + (group.isReleased() ? " (closed twice)" : ", or is being closed by another thread"));
+                    + (group.wasRevoked() ? ", by releaseAll of its owner"
+                    : group.isReleased() ? " (closed twice)" : ", or is being closed by another thread"));
         }
         try {
             revoke(lease);
@@ -1230,6 +1233,18 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Marks the group of a revoked group lease released. Needed where the scope stays open: a CONFINED
+     * group whose thread ended cannot have its scope closed by another thread (revoke tolerates that), and
+     * the group, which asked its scope, said it was alive and handed out segments over pages that went
+     * back to the manager. A single page's lease does nothing here.
+     */
+    private static void revokedGroup(Lease lease) {
+        if (lease instanceof GroupLease groupLease) {
+            groupLease.group.revoked();
+        }
+    }
+
     /** Returns released slots to the caller's cache and the rest to the pool, with their budget. */
     private void recycleAll(int[] slots, int count) {
         if (type == MemoryType.HEAP) {
@@ -1297,6 +1312,7 @@ public final class MemoryManager implements AutoCloseable {
             }
             return;
         }
+        revokedGroup(lease); // before the page can go to another owner
         if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), lease, null)) {
             recycle(slot);
         }
@@ -1309,6 +1325,7 @@ public final class MemoryManager implements AutoCloseable {
      */
     private void releaseQuarantined(int slot, Lease quarantined) {
         revoke(quarantined);
+        revokedGroup(quarantined); // a group's: its thread ended, or a native call no longer holds it
         if (SLOT_STATE.compareAndSet(slotState, stateIndex(slot), quarantined, null)) {
             quarantinedPages.decrementAndGet();
             recycle(slot);
@@ -1341,6 +1358,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         try {
             revoke(lease);
+            revokedGroup(lease);
             SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return true;
         } catch (WrongThreadException e) {
@@ -1868,13 +1886,21 @@ public final class MemoryManager implements AutoCloseable {
 
     /** The one lease every slot of a {@link PageGroup} holds: how a page is known to belong to a group. */
     static final class GroupLease extends Lease {
+        /**
+         * The group, told when the manager revokes it (releaseAll, close, quarantine taken back): its scope
+         * alone cannot say so when it stays open. Set before the lease is published in any slot.
+         */
+        PageGroup group;
+
         GroupLease(OwnerRecord owner, Arena arena, Thread thread) {
             super(owner, arena, thread);
         }
 
         @Override
         Lease quarantined() {
-            return new GroupLease(null, arena, thread);
+            GroupLease quarantined = new GroupLease(null, arena, thread);
+            quarantined.group = group;
+            return quarantined;
         }
     }
 

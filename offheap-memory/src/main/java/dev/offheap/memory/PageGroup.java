@@ -28,6 +28,12 @@ public final class PageGroup implements AutoCloseable {
     /** A close() is revoking the scope; it may still be refused (a native call holds a page). */
     private static final int CLOSING = 1;
     private static final int RELEASED = 2;
+    /**
+     * Released by {@link MemoryManager#releaseAll} or the manager's close (or its pages, quarantined by a
+     * releaseAll, taken back once its thread ended), not by {@link #close()}. Above RELEASED, so that one
+     * comparison tells a group that refuses its pages.
+     */
+    private static final int REVOKED = 3;
     private static final VarHandle STATE;
 
     static {
@@ -44,10 +50,12 @@ public final class PageGroup implements AutoCloseable {
     /** The pages' segments when they are on the heap (a heap segment has no scope to share); else null. */
     final MemorySegment[] heapPages;
     /**
-     * OPEN, CLOSING or RELEASED; moved by {@link #close()}. A field with a VarHandle, not an atomic object:
-     * one object less per group. Released, the group refuses {@link #page(int)} even where its scope stays
-     * open (a confined group closed from another thread after its own thread ended: the JDK cannot close
-     * the scope from there, and page(i) threw WrongThreadException).
+     * OPEN, CLOSING or RELEASED, moved by {@link #close()}; or REVOKED, set by the manager when it revokes the
+     * group. A field with a VarHandle, not an atomic object: one object less per group. Released or revoked,
+     * the group refuses {@link #page(int)} even where its scope stays open: a confined group released from
+     * another thread after its own thread ended, whose scope the JDK cannot close from there (page(i) threw
+     * WrongThreadException after such a close(), and after such a releaseAll or manager close the group said
+     * it was alive and page(i) handed out segments over pages that had gone back to the manager).
      */
     private volatile int state;
 
@@ -99,7 +107,7 @@ public final class PageGroup implements AutoCloseable {
      *         pages are; see {@link MemoryManager}) until that thread closes it or ends.
      */
     public boolean isAlive() {
-        if (state == RELEASED) {
+        if (state >= RELEASED) {
             return false;
         }
         return lease.arena != null ? lease.arena.scope().isAlive() : manager.isGroupLeased(this);
@@ -121,8 +129,23 @@ public final class PageGroup implements AutoCloseable {
         manager.releaseGroup(this);
     }
 
+    /** @return whether the group was released: closed, or revoked by the manager; one comparison */
     boolean isReleased() {
-        return state == RELEASED;
+        return state >= RELEASED;
+    }
+
+    /** @return whether the manager revoked the group (releaseAll), rather than {@link #close()} */
+    boolean wasRevoked() {
+        return state == REVOKED;
+    }
+
+    /**
+     * Marks the group released by the manager (releaseAll, the manager's close, or the quarantined pages of
+     * an ended thread taken back), once its scope is revoked or can no longer be reached. Nothing changes
+     * if a {@link #close()} began before: that close releases it.
+     */
+    void revoked() {
+        STATE.compareAndSet(this, OPEN, REVOKED);
     }
 
     /** @return true if this call began closing the group, false if another close began before */
