@@ -591,8 +591,8 @@ public final class MemoryManager implements AutoCloseable {
                 if (closed) {
                     return; // close forgot the owners meanwhile: a release racing close does nothing, as after it
                 }
-                throw new IllegalStateException("owner '" + owner + "' releases " + bytes + " reserved bytes but holds "
-                        + current + " in memory manager '" + name + "'");
+                throw new IllegalStateException("owner '" + ownerLabel(owner) + "' releases " + bytes
+                        + " reserved bytes but holds " + current + " in memory manager '" + name + "'");
             }
         } while (!record.reservedBytes.compareAndSet(current, current - bytes));
         budget.release(bytes);
@@ -722,7 +722,11 @@ public final class MemoryManager implements AutoCloseable {
         return spilledBytes.sum();
     }
 
-    /** @return bytes used per owner (pages plus reservations), keyed by {@code String.valueOf(owner)}, largest first */
+    /**
+     * @return bytes used per owner (pages plus reservations), keyed by the owner's text ({@code owner.toString()},
+     *         or {@link Objects#toIdentityString(Object)} for an owner whose {@code toString()} returns null),
+     *         largest first
+     */
     public Map<String, Long> usageByOwner() {
         Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
         Map<String, Long> byLabel = new LinkedHashMap<>();
@@ -1853,8 +1857,19 @@ public final class MemoryManager implements AutoCloseable {
         volatile boolean removed;
 
         OwnerRecord(Object owner) {
-            this.label = String.valueOf(owner);
+            this.label = ownerLabel(owner);
         }
+    }
+
+    /**
+     * How messages, leak reports, {@link #usageByOwner()} and the MBean name an owner: its text, or its identity
+     * string where its {@code toString()} returns null. A null label failed the message of a refused request
+     * (NullPointerException instead of BudgetExceededException), usageByOwner and the MBean's UsageByOwner
+     * (NullPointerException), and read "null" in leak reports.
+     */
+    static String ownerLabel(Object owner) {
+        String text = owner.toString();
+        return text != null ? text : Objects.toIdentityString(owner);
     }
 
     /**

@@ -59,6 +59,9 @@ public interface MemoryManagerMXBean {
     /** @return pages released while confined to another live thread, held back until that thread ends */
     int getQuarantinedPages();
 
-    /** @return bytes used per owner (pages plus reservations), keyed by the owner's text */
+    /**
+     * @return bytes used per owner (pages plus reservations), keyed by the owner's text (its identity string,
+     *         see {@link java.util.Objects#toIdentityString(Object)}, where its {@code toString()} returns null)
+     */
     Map<String, Long> getUsageByOwner();
 }
