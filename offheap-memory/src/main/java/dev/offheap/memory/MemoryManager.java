@@ -399,10 +399,15 @@ public final class MemoryManager implements AutoCloseable {
      * {@link IllegalStateException}, and the page may be handed to another owner. After
      * {@link #close()} this does nothing.
      *
+     * <p>A page is known by its address, size and scope: a segment that has all three of a held page's, such as
+     * {@code page.asSlice(0)}, cannot be told from it and releases it.
+     *
      * @param page a segment returned by {@link #allocatePage} or {@link #allocatePages}, not a slice
      * @throws NullPointerException     if {@code page} is null
-     * @throws IllegalArgumentException if {@code page} is not a page of this manager, or is a page of a
-     *                                  {@link PageGroup} (close the group instead; the page stays allocated)
+     * @throws IllegalArgumentException if {@code page} is not a page of this manager: a slice, or a segment over a
+     *                                  page's memory that is not the page's own (made from its address, or
+     *                                  reinterpreted into another scope; the page stays allocated), or is a page
+     *                                  of a {@link PageGroup} (close the group instead; the page stays allocated)
      * @throws IllegalStateException    if the page was already released (double release)
      * @throws WrongThreadException     if the page is {@link PageAccess#CONFINED} to another live thread;
      *                                  the page stays allocated ({@link MemoryType#HEAP} pages are confined
@@ -430,12 +435,12 @@ public final class MemoryManager implements AutoCloseable {
         if (slot < 0) {
             return -1; // a heap page that close dropped meanwhile
         }
-        if (!(SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease)
-                || (lease.arena != null && !lease.arena.scope().equals(page.scope()))) {
+        Object state = SLOT_STATE.getAcquire(slotState, stateIndex(slot));
+        if (!(state instanceof Lease lease) || (lease.arena != null && !lease.arena.scope().equals(page.scope()))) {
             if (closed) {
                 return -1; // close revoked the page meanwhile: a release racing close does nothing, as after it
             }
-            throw alreadyReleased(page, slot);
+            throw notHeldThroughThisSegment(page, slot, state);
         }
         if (lease instanceof GroupLease) {
             throw new IllegalArgumentException("page " + slot + " of memory manager '" + name + "' belongs to a"
@@ -1210,6 +1215,24 @@ public final class MemoryManager implements AutoCloseable {
                     + "': never allocated here, or already released (heap pages are not reused)");
         }
         return slot;
+    }
+
+    /**
+     * Why a segment over a page's memory, of the page's size, is not released: its scope is not the page's.
+     * If the page is held and the segment's scope is alive, the segment is not one the manager handed out (made
+     * from the page's address, or reinterpreted into another arena's scope): IllegalArgumentException, the page
+     * stays held. It was reported as a double release (IllegalStateException) of a page nobody had released.
+     * Else it is a segment of the page's earlier lease, whose scope its release closed: a double release.
+     */
+    private RuntimeException notHeldThroughThisSegment(MemorySegment page, int slot, Object state) {
+        if (state instanceof Lease && page.scope().isAlive()) {
+            return new IllegalArgumentException("segment " + page + " is not a page of memory manager '" + name
+                    + "': it lies over page " + slot + ", which is held, but is not the segment allocatePage or"
+                    + " allocatePages returned for it (one made from its address, or reinterpreted into another"
+                    + " scope; or a segment of a release before, confined to a thread that has ended); the page"
+                    + " stays held");
+        }
+        return alreadyReleased(page, slot);
     }
 
     private IllegalStateException alreadyReleased(MemorySegment page, int slot) {
