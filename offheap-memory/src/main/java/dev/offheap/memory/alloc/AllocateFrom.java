@@ -34,9 +34,22 @@ final class AllocateFrom {
     }
 
     /**
-     * @param undo frees the allocation when the copy fails (a source offset out of bounds or misaligned, a
-     *             closed source), which the caller never sees and so could never free; null where the
-     *             memory goes back without it (a stack frame's, when the frame closes)
+     * Copies {@code elementCount} elements of {@code source} from {@code sourceOffset} into a new allocation,
+     * after every check {@link MemorySegment#copy(MemorySegment, ValueLayout, long, MemorySegment, ValueLayout,
+     * long, long)} makes (the JDK's default {@code allocateFrom} leaves them to the copy, after allocating): a
+     * call it refuses throws the same exception before anything is allocated, so that it neither takes memory
+     * nor charges a budget (a pooled span, a stack frame's bytes and the chunk a stack grows by stay with the
+     * allocator when the block is freed) nor throws a budget's refusal for a size the source cannot hold.
+     *
+     * @param undo frees the allocation when the copy fails all the same (a shared source closed by another thread
+     *             between the checks and the copy), which the caller never sees and so could never free; null
+     *             where the memory goes back without it (a stack frame's, when the frame closes)
+     * @throws IllegalArgumentException  if the layouts differ in size, either is aligned beyond its size,
+     *                                   {@code elementCount} is negative or its size overflows a long, or the source
+     *                                   is not aligned for {@code sourceElementLayout} at {@code sourceOffset}
+     * @throws IndexOutOfBoundsException if the elements do not lie inside {@code source}
+     * @throws IllegalStateException     if {@code source}'s scope is closed
+     * @throws WrongThreadException      if {@code source} is confined to another thread
      */
     static MemorySegment copy(Uninitialized allocator, Consumer<MemorySegment> undo, ValueLayout elementLayout,
                               MemorySegment source, ValueLayout sourceElementLayout, long sourceOffset, long elementCount) {
@@ -46,6 +59,17 @@ final class AllocateFrom {
         if (elementCount < 0) {
             throw new IllegalArgumentException("element count must be at least 0, was " + elementCount);
         }
+        if (elementLayout.byteSize() != sourceElementLayout.byteSize()) {
+            throw new IllegalArgumentException("element layouts differ in size: " + elementLayout.byteSize() + " and "
+                    + sourceElementLayout.byteSize() + " bytes");
+        }
+        // the copy refuses an element layout aligned beyond its size, in the source and in the destination
+        if (sourceElementLayout.byteAlignment() > sourceElementLayout.byteSize()) {
+            throw new IllegalArgumentException("Source layout alignment greater than its size: " + sourceElementLayout);
+        }
+        if (elementLayout.byteAlignment() > elementLayout.byteSize()) {
+            throw new IllegalArgumentException("Destination layout alignment greater than its size: " + elementLayout);
+        }
         long bytes;
         try {
             bytes = Math.multiplyExact(elementLayout.byteSize(), elementCount);
@@ -53,9 +77,14 @@ final class AllocateFrom {
             throw new IllegalArgumentException("size of " + elementCount + " elements of " + elementLayout.byteSize()
                     + " bytes overflows a long", e);
         }
-        if (elementLayout.byteSize() != sourceElementLayout.byteSize()) {
-            throw new IllegalArgumentException("element layouts differ in size: " + elementLayout.byteSize() + " and "
-                    + sourceElementLayout.byteSize() + " bytes");
+        // bounds (IndexOutOfBoundsException, with no overflow of sourceOffset + bytes) and the source's alignment at
+        // sourceOffset (IllegalArgumentException; a heap segment's counts the alignment its array guarantees)
+        source.asSlice(sourceOffset, bytes, sourceElementLayout.byteAlignment());
+        if (!source.scope().isAlive()) {
+            throw new IllegalStateException("Already closed: the scope of the source segment " + source);
+        }
+        if (!source.isAccessibleBy(Thread.currentThread())) {
+            throw new WrongThreadException("the source segment " + source + " is confined to another thread");
         }
         MemorySegment dest = allocator.allocate(bytes, elementLayout.byteAlignment());
         try {
@@ -71,6 +100,19 @@ final class AllocateFrom {
             throw e;
         }
         return dest;
+    }
+
+    /**
+     * Checks that {@code value} can be stored through an address layout, as the store would: only a native
+     * segment has an address. Called before allocating, so that a refused value allocates nothing.
+     *
+     * @throws IllegalArgumentException if {@code value} is a heap segment
+     */
+    static void storableAddress(MemorySegment value) {
+        Objects.requireNonNull(value);
+        if (!value.isNative()) {
+            throw new IllegalArgumentException("Heap segment not allowed: " + value);
+        }
     }
 
     /** Bytes of the terminating NUL character in {@code charset}, as the JDK's own allocateFrom uses. */

@@ -180,13 +180,14 @@ public interface Allocator extends Arena {
     }
 
     /**
-     * {@inheritDoc} Allocates without zeroing, since the value overwrites the memory; if the value cannot be
-     * stored (a heap segment, which has no address to store), the allocation is freed before the exception
-     * propagates, so nothing stays allocated.
+     * {@inheritDoc} Allocates without zeroing, since the value overwrites the memory; a value that cannot be
+     * stored (a heap segment, which has no address to store) is refused before anything is allocated, and
+     * if the store fails all the same, the allocation is freed before the exception propagates, so nothing
+     * stays allocated.
      */
     @Override
     default MemorySegment allocateFrom(AddressLayout layout, MemorySegment value) {
-        java.util.Objects.requireNonNull(value);
+        AllocateFrom.storableAddress(value);
         MemorySegment seg = allocateUninitialized(layout.byteSize(), layout.byteAlignment());
         try {
             seg.set(layout, 0, value);
@@ -203,9 +204,11 @@ public interface Allocator extends Arena {
     }
 
     /**
-     * {@inheritDoc} Allocates without zeroing, since the copy overwrites the memory; if the copy fails
-     * (for example {@code sourceOffset} out of bounds), the allocation is freed before the exception
-     * propagates, so nothing stays allocated.
+     * {@inheritDoc} Allocates without zeroing, since the copy overwrites the memory. The arguments are
+     * checked as the copy checks them (bounds, alignments, layout sizes, the source's scope) before anything
+     * is allocated, so a refused call allocates nothing and charges no budget; if the copy fails all the
+     * same (a source closed meanwhile by another thread), the allocation is freed before the exception
+     * propagates.
      */
     @Override
     default MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,

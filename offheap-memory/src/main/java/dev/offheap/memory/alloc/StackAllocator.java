@@ -788,7 +788,7 @@ public final class StackAllocator implements AutoCloseable {
         /** {@inheritDoc} Allocates without zeroing. */
         @Override
         public MemorySegment allocateFrom(AddressLayout layout, MemorySegment value) {
-            Objects.requireNonNull(value);
+            AllocateFrom.storableAddress(value); // before the bump: a refused value must not keep the frame's bytes
             MemorySegment seg = bump(layout.byteSize(), layout.byteAlignment());
             seg.set(layout, 0, value);
             return seg;
@@ -798,7 +798,8 @@ public final class StackAllocator implements AutoCloseable {
         @Override
         public MemorySegment allocateFrom(ValueLayout elementLayout, MemorySegment source, ValueLayout sourceElementLayout,
                                           long sourceOffset, long elementCount) {
-            // a failed copy's memory goes back when the frame closes
+            // checked before the bump: a refused call neither keeps the frame's bytes nor grows the stack (a chunk
+            // charged to the budget until the thread ends); a copy that fails all the same gives them back at close
             return AllocateFrom.copy(this::bump, null, elementLayout, source, sourceElementLayout, sourceOffset,
                     elementCount);
         }
