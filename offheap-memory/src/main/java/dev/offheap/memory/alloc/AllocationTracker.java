@@ -223,6 +223,15 @@ final class AllocationTracker {
      * @param scope the stale segment's scope, to tell its allocation's free record from a later one's
      */
     IllegalStateException staleFree(long address, long size, MemorySegment.Scope scope) {
+        return staleFree(address, size, scope, address);
+    }
+
+    /**
+     * {@link #staleFree(long, long, MemorySegment.Scope)} where the later allocation starts at {@code liveStart}: at
+     * {@code address}, or below it and covering it (its own record then forgot the stale segment's free record,
+     * see {@link #track}).
+     */
+    IllegalStateException staleFree(long address, long size, MemorySegment.Scope scope, long liveStart) {
         Freed f;
         synchronized (recentlyFreed) {
             f = recentlyFreed.get(address);
@@ -233,11 +242,17 @@ final class AllocationTracker {
             message = doubleFree(f, here);
         } else {
             message = "double free in allocator '" + allocatorName + "' of the segment at 0x" + Long.toHexString(address)
-                    + " (" + size + " bytes): its scope was closed by an earlier free; the allocation made at that address"
-                    + " since stays live\nfreed again" + here;
+                    + " (" + size + " bytes): its scope was closed by an earlier free; the allocation made "
+                    + whereSince(address, liveStart) + " since stays live\nfreed again" + here;
         }
         problem(message);
         return new IllegalStateException(message);
+    }
+
+    /** Where the later allocation over a stale segment at {@code address} starts, for a double free's message. */
+    static String whereSince(long address, long liveStart) {
+        return liveStart == address ? "at that address"
+                : "at 0x" + Long.toHexString(liveStart) + ", " + (address - liveStart) + " bytes below it and over it,";
     }
 
     private String doubleFree(Freed f, String here) {

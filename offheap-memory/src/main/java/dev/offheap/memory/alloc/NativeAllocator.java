@@ -271,12 +271,7 @@ public final class NativeAllocator implements Allocator {
         if (!segment.scope().isAlive() && table.sizeAt(address) >= 0 && !closed) {
             // a scope of its own (large and FULL-mode allocations) is closed by free: this segment was freed
             // before, and the allocation live at its address now is a later one, which must stay live
-            if (tracker != null) {
-                throw tracker.staleFree(address, segment.byteSize(), segment.scope());
-            }
-            throw new IllegalStateException("double free in allocator '" + name + "' of 0x" + Long.toHexString(address)
-                    + " (" + segment.byteSize() + " bytes): its scope was closed by an earlier free; the allocation made at"
-                    + " that address since stays live (DebugMode.FULL reports both stack traces)");
+            throw staleFree(segment, address);
         }
         long value = table.remove(address, segment.byteSize());
         if (value == AddressTable.WRONG_SIZE) {
@@ -292,6 +287,12 @@ public final class NativeAllocator implements Allocator {
             }
             long start = table.startCovering(address);
             if (start >= 0) {
+                if (!segment.scope().isAlive()) {
+                    // not a slice: a slice of the live allocation has its scope, which is alive. A stale segment,
+                    // whose scope its first free closed, and whose memory a later allocation took since, starting
+                    // below it (the C allocator merged the freed block with a free neighbour before it)
+                    throw staleFree(segment, start);
+                }
                 // before the debug records: one of an earlier allocation here would call this a second free
                 throw foreign(segment, "it starts " + (address - start) + " bytes into the live allocation at 0x"
                         + Long.toHexString(start) + " (a slice of it?)");
@@ -318,6 +319,23 @@ public final class NativeAllocator implements Allocator {
         }
         functions.free(address);
         releaseBudget(size);
+    }
+
+    /**
+     * The double free of a stale segment: one whose scope of its own an earlier free closed, while a later
+     * allocation, which must stay live, starts at {@code liveStart}: at the segment's address, or below it
+     * and covering it.
+     */
+    private IllegalStateException staleFree(MemorySegment segment, long liveStart) {
+        long address = segment.address();
+        if (tracker != null) {
+            return tracker.staleFree(address, segment.byteSize(), segment.scope(), liveStart);
+        }
+        return new IllegalStateException("double free in allocator '" + name + "' of 0x" + Long.toHexString(address)
+                + " (" + segment.byteSize() + " bytes): its scope was closed by an earlier free; the allocation made "
+                + AllocationTracker.whereSince(address, liveStart) + " since stays live"
+                // FULL keeps the free record of a block a later allocation starts at, not of one inside it
+                + (liveStart == address ? " (DebugMode.FULL reports both stack traces)" : ""));
     }
 
     /**
