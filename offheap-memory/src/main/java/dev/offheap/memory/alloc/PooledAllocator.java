@@ -690,6 +690,12 @@ public final class PooledAllocator implements Allocator {
             Span.LargeRelease released = range.endLarge(span, address, segment.byteSize(), segment.scope());
             if (released == null) {
                 if (range.insideLarge(span, address)) {
+                    if (!segment.scope().isAlive()) {
+                        // not a slice: a slice of the live allocation has its scope, which is alive. A stale segment
+                        // (FULL mode: its scope of its own, closed by its first free) whose units a later, larger
+                        // allocation took since, starting below it
+                        throw tracker.staleFree(address, segment.byteSize(), segment.scope(), span.blockAddress);
+                    }
                     // before the debug records: one of an earlier allocation here would call this a second free
                     throw notAllocatedHere(segment, "it starts inside a live allocation (a slice of it?)");
                 }
