@@ -661,9 +661,14 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * @return bytes in use: pages held by owners, quarantined pages (released but not yet reusable, see
-     * {@link MemoryManager#quarantinedPages()}) and reservations; free pages cached per thread are not counted
+     * {@link MemoryManager#quarantinedPages()}) and reservations; free pages cached per thread are not counted.
+     * After {@link #close()}: the bytes of the pages whose memory close kept, {@code quarantinedPages() * pageSize()}
      */
     public long usedBytes() {
+        if (closed) {
+            // the budget was returned: what is left is the memory close kept for live threads
+            return (long) quarantinedPages.get() << pageShift;
+        }
         return Math.max(0, budget.used() - ((long) cachedPages() << pageShift));
     }
 
@@ -706,7 +711,10 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * @return pages released from another thread while confined to a live one, or while a native call held
-     *         them, not yet reusable
+     *         them, not yet reusable. After {@link #close()}: the pages whose memory close kept because it could
+     *         not revoke them (confined to a live thread, or held by a native call), held or quarantined before,
+     *         until that memory is freed (once their thread has ended and is unreachable, or nothing reaches
+     *         their scope); pages close freed are not counted
      */
     public int quarantinedPages() {
         return quarantinedPages.get();
@@ -761,7 +769,8 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * Frees all memory. Pages still held are revoked first (their segments throw from now on) and
      * reported, owner by owner, as a leak; pages confined to another live thread cannot be revoked from
-     * here, so their memory is kept until those threads end. Mapped memory is unmapped; the file stays.
+     * here, so their memory is kept until those threads end; {@link #quarantinedPages()} and
+     * {@link #usedBytes()} count those pages until then, and nothing else. Mapped memory is unmapped; the file stays.
      * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
      * does nothing.
      *
@@ -791,8 +800,18 @@ public final class MemoryManager implements AutoCloseable {
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
             // volatile: pairs with publishLease's volatile write and read of closed (see there)
-            if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease && !revokeAtClose(slot, lease)) {
-                retained++;
+            if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease) {
+                boolean kept = !revokeAtClose(slot, lease);
+                // from now on quarantinedPages() counts the pages whose memory close keeps (until the cleaner
+                // frees it): a quarantined page freed here no longer counts, a held one kept here does
+                if (kept) {
+                    retained++;
+                    if (!lease.isQuarantined()) {
+                        quarantinedPages.incrementAndGet();
+                    }
+                } else if (lease.isQuarantined()) {
+                    quarantinedPages.decrementAndGet();
+                }
             }
         }
         freeChunks();
@@ -1391,7 +1410,7 @@ public final class MemoryManager implements AutoCloseable {
         } catch (WrongThreadException e) {
             Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
-            RETAINED_MEMORY_CLEANER.register(lease.thread, chunk::releaseRetained);
+            RETAINED_MEMORY_CLEANER.register(lease.thread, keptPageFreed(chunk, quarantinedPages));
             // the slot lets go of the lease, which holds the thread (and its confined scope, the thread too):
             // kept, it made the thread reachable for as long as the closed manager was, and the chunk stayed
             SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
@@ -1402,10 +1421,22 @@ public final class MemoryManager implements AutoCloseable {
             // the slot lets go of the lease (which holds the scope)
             Chunk chunk = chunks[slot >>> chunkShift];
             chunk.retained.incrementAndGet();
-            RETAINED_MEMORY_CLEANER.register(lease.arena.scope(), chunk::releaseRetained);
+            RETAINED_MEMORY_CLEANER.register(lease.arena.scope(), keptPageFreed(chunk, quarantinedPages));
             SLOT_STATE.setRelease(slotState, stateIndex(slot), null);
             return false;
         }
+    }
+
+    /**
+     * The cleaner's action for a page whose memory close kept: the page no longer counts in
+     * {@link #quarantinedPages()}, and its chunk is freed once no kept page is left in it. Static, so that
+     * it holds the chunk and the counter, not the closed manager.
+     */
+    private static Runnable keptPageFreed(Chunk chunk, AtomicInteger quarantinedPages) {
+        return () -> {
+            quarantinedPages.decrementAndGet();
+            chunk.releaseRetained();
+        };
     }
 
     private void returnSlots(int[] slots, int from, int count) {
