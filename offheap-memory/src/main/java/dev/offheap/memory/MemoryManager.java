@@ -2308,6 +2308,22 @@ public final class MemoryManager implements AutoCloseable {
         private Builder() {
         }
 
+        /** Makes this builder's settings those of {@code other}. */
+        private void setFrom(Builder other) {
+            totalSize = other.totalSize;
+            heapFraction = other.heapFraction;
+            physicalFraction = other.physicalFraction;
+            pageSize = other.pageSize;
+            type = other.type;
+            mappedFile = other.mappedFile;
+            access = other.access;
+            preallocate = other.preallocate;
+            parentBudget = other.parentBudget;
+            name = other.name;
+            registerMBean = other.registerMBean;
+            leakReporter = other.leakReporter;
+        }
+
         /**
          * Sets the managed memory in bytes; replaces any fraction set before.
          *
@@ -2482,7 +2498,8 @@ public final class MemoryManager implements AutoCloseable {
          * {@code mapped-file}, {@code page-access} ({@code confined}, {@code shared}),
          * {@code preallocate}, {@code name}, {@code register-mbean}. Other keys are ignored, except
          * unknown keys under the prefix, which are rejected as likely typos. At most one of {@code size},
-         * {@code fraction-of-heap} and {@code fraction-of-physical} may be given.
+         * {@code fraction-of-heap} and {@code fraction-of-physical} may be given. All or nothing: if one key is
+         * refused, none is applied (the builder keeps the settings it had).
          *
          * @param properties the properties, e.g. {@link System#getProperties()}
          * @return this builder
@@ -2507,6 +2524,10 @@ public final class MemoryManager implements AutoCloseable {
                 // applied one after the other, the last would win, and which is last is the order of a hash set
                 throw new IllegalArgumentException("properties " + sizeKeys + " each set the size; give only one");
             }
+            // applied to a copy, which becomes this builder's settings only once every key has been applied: one
+            // bad key changes nothing (applied here one by one, the keys before it in a hash set's order stayed)
+            Builder staged = new Builder();
+            staged.setFrom(this);
             for (String key : properties.stringPropertyNames()) {
                 if (!key.startsWith(PROPERTY_PREFIX)) {
                     continue;
@@ -2519,22 +2540,23 @@ public final class MemoryManager implements AutoCloseable {
                 }
                 try {
                     switch (shortKey) {
-                        case "size" -> totalSize(ByteSize.parse(value));
-                        case "fraction-of-heap" -> totalSizeFractionOfHeap(Double.parseDouble(value));
-                        case "fraction-of-physical" -> totalSizeFractionOfPhysicalMemory(Double.parseDouble(value));
-                        case "type" -> type(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
-                        case "page-size" -> pageSize(Math.toIntExact(ByteSize.parse(value)));
-                        case "mapped-file" -> mappedFile(Path.of(value));
-                        case "page-access" -> pageAccess(PageAccess.valueOf(value.toUpperCase(Locale.ROOT)));
-                        case "preallocate" -> preallocate(parseBoolean(value));
-                        case "name" -> name(value);
-                        case "register-mbean" -> registerMBean(parseBoolean(value));
+                        case "size" -> staged.totalSize(ByteSize.parse(value));
+                        case "fraction-of-heap" -> staged.totalSizeFractionOfHeap(Double.parseDouble(value));
+                        case "fraction-of-physical" -> staged.totalSizeFractionOfPhysicalMemory(Double.parseDouble(value));
+                        case "type" -> staged.type(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "page-size" -> staged.pageSize(Math.toIntExact(ByteSize.parse(value)));
+                        case "mapped-file" -> staged.mappedFile(Path.of(value));
+                        case "page-access" -> staged.pageAccess(PageAccess.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "preallocate" -> staged.preallocate(parseBoolean(value));
+                        case "name" -> staged.name(value);
+                        case "register-mbean" -> staged.registerMBean(parseBoolean(value));
                         default -> throw new AssertionError(shortKey);
                     }
                 } catch (IllegalArgumentException | ArithmeticException e) {
                     throw new IllegalArgumentException("bad value '" + value + "' for property '" + key + "': " + e.getMessage(), e);
                 }
             }
+            setFrom(staged);
             return this;
         }
 
