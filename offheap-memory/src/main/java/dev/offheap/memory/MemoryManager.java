@@ -28,6 +28,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Enumeration;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -2501,6 +2502,14 @@ public final class MemoryManager implements AutoCloseable {
          * {@code fraction-of-heap} and {@code fraction-of-physical} may be given. All or nothing: if one key is
          * refused, none is applied (the builder keeps the settings it had).
          *
+         * <p>The defaults of the properties ({@code new Properties(defaults)}) are read as
+         * {@link Properties#getProperty(String)} reads them: a key the properties do not have is taken from
+         * their defaults. Values must be {@code String}s ({@link Properties#setProperty}), in the defaults too; a
+         * key under the prefix whose value is another type of object is refused, not skipped as
+         * {@code getProperty} skips it. (Where a key of the properties or of their defaults is not a
+         * {@code String}, which {@link Properties#propertyNames()} refuses to list, only the properties' own
+         * values are checked.)
+         *
          * @param properties the properties, e.g. {@link System#getProperties()}
          * @return this builder
          * @throws NullPointerException     if {@code properties} is null
@@ -2516,6 +2525,14 @@ public final class MemoryManager implements AutoCloseable {
                         && !(entry.getValue() instanceof String)) {
                     throw new IllegalArgumentException("property '" + key + "' has a value of type "
                             + entry.getValue().getClass().getName() + ", not a String; set it with setProperty");
+                }
+            }
+            // the same for the defaults (new Properties(defaults)), which entrySet does not see: a key that getProperty
+            // does not find has no String value there either (the properties' own keys were checked above)
+            for (String key : keysWithDefaults(properties)) {
+                if (key.startsWith(PROPERTY_PREFIX) && properties.getProperty(key) == null) {
+                    throw new IllegalArgumentException("property '" + key + "' has a value that is not a String in the"
+                            + " defaults of the properties; set it with setProperty");
                 }
             }
             List<String> sizeKeys = SIZE_KEYS.stream().map(k -> PROPERTY_PREFIX + k)
@@ -2612,6 +2629,23 @@ public final class MemoryManager implements AutoCloseable {
                 return os.getTotalMemorySize();
             }
             throw new IllegalStateException("this JVM does not report physical memory; set the size in bytes");
+        }
+
+        /**
+         * @return the keys of the properties and of their defaults, or none if one of them is not a String:
+         *         propertyNames, the one method that lists the keys of the defaults whatever their values, throws
+         *         then (only the properties' own keys are checked for values that are not Strings)
+         */
+        private static List<String> keysWithDefaults(Properties properties) {
+            List<String> keys = new ArrayList<>();
+            try {
+                for (Enumeration<?> names = properties.propertyNames(); names.hasMoreElements(); ) {
+                    keys.add((String) names.nextElement());
+                }
+            } catch (ClassCastException keyThatIsNotAString) {
+                return List.of();
+            }
+            return keys;
         }
 
         private static double checkFraction(double fraction) {
