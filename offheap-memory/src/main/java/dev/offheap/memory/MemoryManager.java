@@ -731,7 +731,11 @@ public final class MemoryManager implements AutoCloseable {
         return spills.sum();
     }
 
-    /** @return bytes given back by spill callbacks, since creation */
+    /**
+     * @return bytes given back by spill callbacks, since creation: how far each spilling owner's use (pages and
+     *         reservations) fell while it was asked, less pages it quarantined meanwhile (not free); spills of one
+     *         owner that run at once, on several threads, count a fall once
+     */
     public long spilledBytes() {
         return spilledBytes.sum();
     }
@@ -1493,8 +1497,6 @@ public final class MemoryManager implements AutoCloseable {
             Map<OwnerRecord, Long> pagesAtStart = countPagesByOwner();
             List<OwnerRecord> candidates = Budget.largestFirst(withCallbacks,
                     record -> usedBytesOf(record, pagesAtStart)).stream().map(Map.Entry::getKey).toList();
-            // Each pass over the page table after a callback is also the next callback's "before".
-            Map<OwnerRecord, Long> pagesByOwner = pagesAtStart;
             for (OwnerRecord candidate : candidates) {
                 // read once: a callback asked before this one (or another thread) may have removed it, or released
                 // its owner, which forgets it, since the candidates were chosen; re-read, a removed one was called
@@ -1504,31 +1506,30 @@ public final class MemoryManager implements AutoCloseable {
                     continue;
                 }
                 long needed = bytes - budget.available();
-                long before = usedBytesOf(candidate, pagesByOwner);
-                int quarantinedBefore = quarantinedPages.get();
                 SpillEvent event = new SpillEvent();
-                event.begin();
-                depth[0]++;
+                long freed;
+                beginSpill(candidate);
                 try {
-                    callback.spill(this, Math.max(needed, 0));
-                } catch (Exception e) {
-                    // checked ones too: a callback in a language without checked exceptions (or a sneaky throw)
-                    // throws an IOException from its spill file; let through, it skipped the clean-up of
-                    // allocatePages, which lost the free pages the request had taken from the thread's cache
-                    LOG.log(System.Logger.Level.WARNING, "spill callback of owner '" + candidate.label
-                            + "' in memory manager '" + name + "' failed", e);
+                    event.begin();
+                    depth[0]++;
+                    try {
+                        callback.spill(this, Math.max(needed, 0));
+                    } catch (Exception e) {
+                        // checked ones too: a callback in a language without checked exceptions (or a sneaky throw)
+                        // throws an IOException from its spill file; let through, it skipped the clean-up of
+                        // allocatePages, which lost the free pages the request had taken from the thread's cache
+                        LOG.log(System.Logger.Level.WARNING, "spill callback of owner '" + candidate.label
+                                + "' in memory manager '" + name + "' failed", e);
+                    } finally {
+                        depth[0]--;
+                    }
+                    // the event's duration is the callback's (SpillEvent's description), not the drain and page
+                    // table pass that count what it freed
+                    event.end();
+                    drainMagazines();
                 } finally {
-                    depth[0]--;
+                    freed = endSpill(candidate);
                 }
-                // the event's duration is the callback's (SpillEvent's description), not the drain and page
-                // table pass that count what it freed
-                event.end();
-                drainMagazines();
-                pagesByOwner = countPagesByOwner();
-                // pages the callback quarantined (a releaseAll of pages confined to a live thread) left the owner
-                // but are not free: they count in the budget until their thread releases them or ends
-                long quarantined = Math.max(0, quarantinedPages.get() - quarantinedBefore);
-                long freed = Math.max(0, before - usedBytesOf(candidate, pagesByOwner) - (quarantined << pageShift));
                 if (event.shouldCommit()) {
                     event.manager = name;
                     event.requester = requester.label;
@@ -1546,6 +1547,54 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         throw refused(requester, bytes, what, budget.used(), asked);
+    }
+
+    /**
+     * Starts measuring what a spill of {@code record} gives back. Spills of one owner that run at once (requests
+     * failing on several threads) share their measurements: the first to begin takes the owner's use, and each
+     * one that ends counts the drop since the last measurement and takes the use again (see {@link #endSpill}).
+     * Each measured from its own start, two spills at once both counted the bytes the owner gave back in either.
+     * The record's lock is held for a pass over the page table, never across a callback.
+     */
+    private void beginSpill(OwnerRecord record) {
+        synchronized (record) {
+            if (record.spillsRunning++ == 0) {
+                // quarantined first: a page quarantined in between then counts as quarantined since, not as freed
+                record.spillMarkQuarantined = quarantinedPages.get();
+                record.spillMarkBytes = usedBytesOf(record);
+            }
+        }
+    }
+
+    /**
+     * Ends a spill of {@code record} that {@link #beginSpill} started.
+     *
+     * @return the bytes the owner gave back since the last measurement of a spill of it, less its pages
+     *         quarantined meanwhile (a releaseAll of pages confined to a live thread: they left the owner but are
+     *         not free, and count in the budget until their thread releases them or ends); at least 0
+     */
+    private long endSpill(OwnerRecord record) {
+        synchronized (record) {
+            long used = usedBytesOf(record);
+            int quarantined = quarantinedPages.get();
+            long quarantinedSince = Math.max(0, quarantined - record.spillMarkQuarantined);
+            long freed = Math.max(0, record.spillMarkBytes - used - (quarantinedSince << pageShift));
+            record.spillMarkBytes = used;
+            record.spillMarkQuarantined = quarantined;
+            record.spillsRunning--;
+            return freed;
+        }
+    }
+
+    /** @return the bytes {@code record} uses now, its pages (counted by a pass over the page table) and reservations */
+    private long usedBytesOf(OwnerRecord record) {
+        long pages = 0;
+        for (int slot = 0; slot < totalPages; slot++) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.owner == record) {
+                pages++;
+            }
+        }
+        return (pages << pageShift) + record.reservedBytes.get();
     }
 
     /** Counts a final refusal and records its JFR event (every refusal has one); returns the exception to throw. */
@@ -1930,6 +1979,11 @@ public final class MemoryManager implements AutoCloseable {
         final AtomicLong reservedBytes = new AtomicLong();
         volatile SpillCallback callback;
         volatile boolean removed;
+        /** Spills of this owner running now (guarded by the record; see {@link MemoryManager#beginSpill}). */
+        int spillsRunning;
+        /** The owner's use, and the manager's quarantined pages, at the last measurement of a running spill. */
+        long spillMarkBytes;
+        int spillMarkQuarantined;
 
         OwnerRecord(Object owner) {
             this.label = ownerLabel(owner);
