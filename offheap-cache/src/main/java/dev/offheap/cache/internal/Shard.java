@@ -850,7 +850,9 @@ final class Shard {
      * A cursor over buckets survives the table's growth between calls: doubling sends every entry of a
      * bucket at or past the cursor to a bucket at or past it, so a pass from 0 to the end misses no
      * entry that was there when it began (entries of buckets already passed may be seen twice). The
-     * table only shrinks when the segment is empty.
+     * table only shrinks when the segment is empty, so every entry there after a shrink was written
+     * since (and lowered the bound of the pass); a cursor then past the table's end ends the pass as
+     * the table's end does.
      *
      * <p>The first of concurrent passes to begin owns the segment's deadline bound and raises it when it
      * reaches the end; the others only remove. A pass that stops before the end gives the bound up with
@@ -871,9 +873,8 @@ final class Shard {
             }
         }
         boolean bounding = boundingPass == pass;
-        if (from > tableMask) {
-            return -1;
-        }
+        // a cursor past the end (the table shrank under it: the segment was empty meanwhile) is at the end:
+        // the loop below looks at nothing and the pass ends as any pass does, handing the bound on
         int to = (int) Math.min((long) tableMask + 1, (long) from + count);
         long data = address(tableBlock) + TABLE_DATA;
         for (int b = from; b < to; b++) {
