@@ -1005,8 +1005,9 @@ public final class PooledAllocator implements Allocator {
 
     @Override
     public long allocatedBytes() {
-        if (closed) {
-            // close() freed everything; the counters of the threads' caches are not reset
+        if (closingReport != null) {
+            // close() freed everything; the counters of the threads' caches are not reset. A close that a
+            // downcall refused freed nothing: the allocations are still there, and still counted
             return 0;
         }
         long sum = slowAllocatedBytes.get();
@@ -1020,7 +1021,7 @@ public final class PooledAllocator implements Allocator {
     }
 
     private long liveAllocations() {
-        if (closed) {
+        if (closingReport != null) {
             return 0;
         }
         long sum = slowLiveAllocations.get();
@@ -1039,9 +1040,10 @@ public final class PooledAllocator implements Allocator {
      */
     @Override
     public long footprintBytes() {
-        if (closed) {
+        if (closingReport != null) {
             return 0;
         }
+        // closed, but before its close has freed everything (a refused one keeps the range): what it holds
         return range.footprintBytes() + managerBytes.get();
     }
 
@@ -1073,9 +1075,11 @@ public final class PooledAllocator implements Allocator {
      * {@link dev.offheap.memory.PageAccess#SHARED} manager has no such exception.
      *
      * @throws IllegalStateException if a segment of this allocator is in use by a downcall now (its scope
-     *                               cannot close, as {@link Arena#close()} says): the memory stays mapped,
-     *                               the allocator refuses allocations and ignores frees from then on, and a
-     *                               later {@code close()} finishes the work
+     *                               cannot close, as {@link Arena#close()} says): the memory stays mapped
+     *                               (and counted: {@link #footprintBytes()}, {@link #allocatedBytes()}, the
+     *                               report and the {@link AllocatorMXBean} show it until then), the allocator
+     *                               refuses allocations and ignores frees from then on, and a later
+     *                               {@code close()} finishes the work
      */
     @Override
     public void close() {
