@@ -7,7 +7,9 @@ package dev.offheap.memory.alloc;
  * exporters and {@code offheap inspect} show it. {@link PooledAllocator} and {@link StackAllocator}
  * register by default, {@link NativeAllocator} only when its builder asks (it is cheap enough to make
  * one per request, and a registration per request is not); each builder's {@code registerMBean(false)}
- * turns it off. The bean goes away when {@code close()} has freed everything.
+ * turns it off. The bean goes away when {@code close()} has freed everything: a close that a downcall
+ * refused leaves it, and a {@link DebugMode#FULL} stack allocator's with it the stacks it left to other
+ * live threads, until they are freed.
  *
  * <p>All sizes are in bytes. Every getter is a snapshot taken without stopping the allocator, safe from
  * any thread; a number the allocator does not keep is -1.

@@ -76,6 +76,17 @@ public final class StackAllocator implements AutoCloseable {
     private boolean isDefault;
     /** Where the management view is registered; null if it is not. */
     private final ObjectName mbeanName;
+    /**
+     * The byte counts of the stacks a close left to their threads ({@link #retainUntilThreadEnds}), until a
+     * cleaner frees each; counted by {@link #footprintBytes()} and {@link #stackCount()}. Not the stacks
+     * themselves: those reach their threads, which must become unreachable for the cleaner to run. Guarded
+     * by stacks.
+     */
+    private final List<AtomicLong> retained = new ArrayList<>();
+    /** {@link #close()} calls between taking the stacks and putting back those they could not free. Guarded by stacks. */
+    private int closesRunning;
+    /** Whether the management view was unregistered, which happens once. Guarded by stacks. */
+    private boolean unregistered;
 
     private StackAllocator(Builder b) {
         this.name = b.name != null ? b.name : "stack-" + NAMES.incrementAndGet();
@@ -200,21 +211,30 @@ public final class StackAllocator implements AutoCloseable {
         return debug;
     }
 
-    /** @return bytes of native memory held by all threads' stacks, grown chunks included */
+    /**
+     * @return bytes of native memory held by all threads' stacks, grown chunks included, and after
+     * {@link #close()} those of the stacks it left to their threads (see there) until they are freed
+     */
     public long footprintBytes() {
         synchronized (stacks) {
             long sum = 0;
             for (ThreadStack s : stacks) {
                 sum += s.bytes.get();
             }
+            for (AtomicLong bytes : retained) {
+                sum += bytes.get();
+            }
             return sum;
         }
     }
 
-    /** @return the number of thread stacks held (live threads, and ended ones not swept yet) */
+    /**
+     * @return the number of thread stacks held (live threads, and ended ones not swept yet; after
+     * {@link #close()}, those it left to their threads until they are freed)
+     */
     public int stackCount() {
         synchronized (stacks) {
-            return stacks.size();
+            return stacks.size() + retained.size();
         }
     }
 
@@ -222,9 +242,10 @@ public final class StackAllocator implements AutoCloseable {
      * Frees the stacks of every thread; frames still open are reported as a WARNING through
      * {@link System.Logger} and their segments become inaccessible. One exception, in
      * {@link DebugMode#FULL}: the segments of another live thread's frames are confined to that thread,
-     * and only it can close them, so its stack stays allocated (and counted in the budget) until that
-     * thread ends; the thread can still use the segments of its open frames and pop them, and can push no
-     * new frame. Closing twice does nothing.
+     * and only it can close them, so its stack stays allocated (and counted in the budget, in
+     * {@link #footprintBytes()} and {@link #stackCount()}, and by the {@link AllocatorMXBean}, which stays
+     * registered until then) until that thread ends; the thread can still use the segments of its open
+     * frames and pop them, and can push no new frame. Closing twice does nothing.
      *
      * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
      *                                       every thread's {@link #push()} shares and which is never closed
@@ -252,12 +273,51 @@ public final class StackAllocator implements AutoCloseable {
             }
             first = !closed;
             closed = true;
+            closesRunning++;
             all = new ArrayList<>(stacks);
             stacks.clear();
             // the table references threads: a stack retained until its thread ends must not keep the thread
             java.util.Arrays.fill(stackTable, null);
         }
         List<ThreadStack> inUse = new ArrayList<>();
+        try {
+            freeOrRetain(all, first, inUse);
+        } finally {
+            // kept where the next close() (and footprintBytes, stackCount) find them; one that threw from the
+            // middle of the loop lost them, and the stacks after them, with their budget, for good
+            boolean last;
+            synchronized (stacks) {
+                stacks.addAll(inUse);
+                closesRunning--;
+                last = lastHeldGoneLocked();
+            }
+            if (last) {
+                PlatformMBeans.unregister(mbeanName);
+            }
+        }
+        if (!inUse.isEmpty()) {
+            throw new IllegalStateException("stack allocator '" + name + "' closed while a downcall uses a segment of "
+                    + inUse.size() + " thread stacks: they stay allocated; close() again once the calls have returned");
+        }
+    }
+
+    /**
+     * The management view goes once everything is freed: the allocator is closed, no close is between
+     * taking the stacks and putting back the ones it could not free, none is left, and no stack is kept
+     * for its thread. Holds stacks.
+     *
+     * @return whether the caller is to unregister the view now (true once at most)
+     */
+    private boolean lastHeldGoneLocked() {
+        if (unregistered || !closed || closesRunning > 0 || !stacks.isEmpty() || !retained.isEmpty()) {
+            return false;
+        }
+        unregistered = true;
+        return true;
+    }
+
+    /** close()'s work on the stacks it took: frees each, or retains it for its thread, or adds it to inUse. */
+    private void freeOrRetain(List<ThreadStack> all, boolean first, List<ThreadStack> inUse) {
         for (ThreadStack s : all) {
             if (first && s.depth > 0) {
                 Frame innermost = s.openFrames != null ? s.openFrames[s.depth] : null;
@@ -282,17 +342,6 @@ public final class StackAllocator implements AutoCloseable {
                 // no other thread can close, so the memory under them must stay until that thread ends
                 retainUntilThreadEnds(s);
             }
-        }
-        if (inUse.isEmpty()) {
-            PlatformMBeans.unregister(mbeanName);
-        } else {
-            // kept where the next close() (and footprintBytes, stackCount) find them; one that threw from the
-            // middle of the loop lost them, and the stacks after them, with their budget, for good
-            synchronized (stacks) {
-                stacks.addAll(inUse);
-            }
-            throw new IllegalStateException("stack allocator '" + name + "' closed while a downcall uses a segment of "
-                    + inUse.size() + " thread stacks: they stay allocated; close() again once the calls have returned");
         }
     }
 
@@ -400,14 +449,19 @@ public final class StackAllocator implements AutoCloseable {
 
     /**
      * Refuses further frames on a stack whose memory cannot be freed yet, and frees it (and returns its
-     * bytes to the budget) once its thread has ended and is collected.
+     * bytes to the budget) once its thread has ended and is collected; counted as held until then.
      */
     private void retainUntilThreadEnds(ThreadStack s) {
         s.freed = true;
-        // the action must not reach the thread, or it would never run
+        // the action must not reach the thread, or it would never run: it holds the allocator, which holds
+        // no stack of a thread it retains (close took them all), only their byte counts
         Arena arena = s.arena;
         Budget charged = budget;
         AtomicLong chunkBytes = s.bytes;
+        StackAllocator allocator = this;
+        synchronized (stacks) {
+            retained.add(chunkBytes);
+        }
         RetainedStacks.CLEANER.register(s.thread, () -> {
             arena.close();
             // read when the memory goes: the thread may have grown its stack after close
@@ -415,7 +469,20 @@ public final class StackAllocator implements AutoCloseable {
             if (charged != null && bytes > 0) {
                 charged.release(bytes);
             }
+            allocator.retainedStackFreed(chunkBytes);
         });
+    }
+
+    /** Called by the cleaner once a retained stack is freed; the last one unregisters the management view. */
+    private void retainedStackFreed(AtomicLong chunkBytes) {
+        boolean last;
+        synchronized (stacks) {
+            retained.remove(chunkBytes); // by identity: AtomicLong keeps Object's equals
+            last = lastHeldGoneLocked();
+        }
+        if (last) {
+            PlatformMBeans.unregister(mbeanName);
+        }
     }
 
     /** Holds the cleaner's thread, made only if a closed allocator ever has to retain a stack. */
