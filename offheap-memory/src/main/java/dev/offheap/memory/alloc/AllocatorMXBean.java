@@ -54,13 +54,15 @@ public interface AllocatorMXBean {
 
     /**
      * @return double frees, frees of foreign segments and other misuse recorded so far; recorded in the
-     * debug modes (the pooled allocator records some in {@code OFF} too), so 0 says nothing in {@code OFF}
+     * debug modes (the pooled allocator records some in {@code OFF} too), so 0 says nothing in {@code OFF};
+     * -1 for a stack allocator, which throws at a misuse and records none
      */
     long getProblemsSeen();
 
     /**
      * @return the allocator's report as text (see {@link AllocationReport#toString()}): totals and, in a
-     * debug mode, the live allocations grouped by allocation site and thread, and the problems kept. In
+     * debug mode, the live allocations grouped by allocation site and thread, and the problems kept (a
+     * stack allocator's: its thread stacks and their bytes, since it tracks no allocation). In
      * {@code FULL} mode with many live allocations this walks all of them: an operation, not an attribute,
      * so that monitoring tools that poll attributes never pay for it
      */

@@ -94,7 +94,7 @@ public final class StackAllocator implements AutoCloseable {
         this.budget = b.budget;
         this.debug = b.debug;
         this.mbeanName = b.registerMBean ? AllocatorView.register(name, "stack", debug, budget, -1,
-                new AllocatorView.Readings(() -> -1, () -> -1, this::footprintBytes, this::stackCount, () -> 0,
+                new AllocatorView.Readings(() -> -1, () -> -1, this::footprintBytes, this::stackCount, () -> -1,
                         this::describe)) : null;
     }
 
