@@ -221,7 +221,9 @@ public class FragmentationBenchmark {
     }
 
     private static final class PooledHeap implements FragmentationWorkload.Heap {
-        private final PooledAllocator allocator = PooledAllocator.builder().debug(DebugMode.OFF).build();
+        // one allocator per measured call: no MBean, whose registration would be timed with the workload
+        private final PooledAllocator allocator = PooledAllocator.builder().debug(DebugMode.OFF).registerMBean(false)
+                .build();
 
         @Override
         public MemorySegment allocate(long bytes) {

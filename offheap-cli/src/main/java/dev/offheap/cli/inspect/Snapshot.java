@@ -190,11 +190,11 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
 
         List<Manager> managers = new ArrayList<>();
         for (ObjectName name : sorted(connection.queryNames(new ObjectName(MANAGER_PATTERN), null))) {
-            Map<String, Object> a = attributes(connection, name, "Name", "MemoryType", "PageSize", "TotalBytes",
+            Map<String, Object> a = attributes(connection, name, "MemoryType", "PageSize", "TotalBytes",
                     "TotalPages", "UsedPages", "FreePages", "ReservedBytes", "UsedBytes", "PeakUsedBytes",
                     "AllocationFailures", "SpillCount", "SpilledBytes", "QuarantinedPages", "UsageByOwner");
             if (a != null) {
-                managers.add(new Manager(text(a.get("Name"), name), String.valueOf(a.getOrDefault("MemoryType", "?")),
+                managers.add(new Manager(registeredName(name), String.valueOf(a.getOrDefault("MemoryType", "?")),
                         number(a.get("PageSize")), number(a.get("TotalBytes")), number(a.get("TotalPages")),
                         number(a.get("UsedPages")), number(a.get("FreePages")), number(a.get("ReservedBytes")),
                         number(a.get("UsedBytes")), number(a.get("PeakUsedBytes")), number(a.get("AllocationFailures")),
@@ -205,12 +205,12 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
 
         List<Allocator> allocators = new ArrayList<>();
         for (ObjectName name : sorted(connection.queryNames(new ObjectName(ALLOCATOR_PATTERN), null))) {
-            Map<String, Object> a = attributes(connection, name, "Name", "Kind", "DebugMode", "AllocatedBytes",
+            Map<String, Object> a = attributes(connection, name, "Kind", "DebugMode", "AllocatedBytes",
                     "LiveAllocations", "FootprintBytes", "CapacityBytes", "ThreadCount", "BudgetPath",
                     "BudgetLimitBytes", "BudgetUsedBytes", "ProblemsSeen");
             if (a != null) {
                 String report = reports ? report(connection, name) : null;
-                allocators.add(new Allocator(text(a.get("Name"), name), String.valueOf(a.getOrDefault("Kind", "?")),
+                allocators.add(new Allocator(registeredName(name), String.valueOf(a.getOrDefault("Kind", "?")),
                         String.valueOf(a.getOrDefault("DebugMode", "?")), number(a.get("AllocatedBytes")),
                         number(a.get("LiveAllocations")), number(a.get("FootprintBytes")), number(a.get("CapacityBytes")),
                         number(a.get("ThreadCount")), String.valueOf(a.getOrDefault("BudgetPath", "")),
@@ -221,7 +221,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
 
         List<Cache> caches = new ArrayList<>();
         for (ObjectName name : sorted(connection.queryNames(new ObjectName(CACHE_PATTERN), null))) {
-            Map<String, Object> a = attributes(connection, name, "Name", "CapacityBytes", "UsedBytes", "EntryCount",
+            Map<String, Object> a = attributes(connection, name, "CapacityBytes", "UsedBytes", "EntryCount",
                     "WeightedSize", "HitRatio", "HitCount", "MissCount", "LoadSuccessCount", "LoadFailureCount",
                     "EvictionCount", "EvictionBytes", "ExpirationCount");
             if (a != null) {
@@ -230,7 +230,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
                 long misses = number(a.get("MissCount"));
                 // the MBean says 1.0 before the first lookup (Caffeine's convention); "n/a" tells a person more
                 boolean looked = hits > 0 || misses > 0;
-                caches.add(new Cache(text(a.get("Name"), name), number(a.get("CapacityBytes")),
+                caches.add(new Cache(registeredName(name), number(a.get("CapacityBytes")),
                         number(a.get("UsedBytes")), number(a.get("EntryCount")), number(a.get("WeightedSize")),
                         looked && ratio instanceof Number n ? n.doubleValue() : Double.NaN, number(a.get("HitCount")),
                         number(a.get("MissCount")), number(a.get("LoadSuccessCount")), number(a.get("LoadFailureCount")),
@@ -335,10 +335,11 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         return value instanceof Number n ? n.longValue() : -1;
     }
 
-    private static String text(Object value, ObjectName name) {
-        if (value != null) {
-            return value.toString();
-        }
+    /**
+     * @return the name the MBean is registered under: the object's name, or with a suffix ({@code -2}, ...)
+     * where another live object of that name registered first, so that two rows never read the same
+     */
+    private static String registeredName(ObjectName name) {
         String property = name.getKeyProperty("name");
         if (property == null) {
             return name.getCanonicalName();

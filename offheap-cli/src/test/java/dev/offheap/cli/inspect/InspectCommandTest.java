@@ -207,6 +207,27 @@ class InspectCommandTest {
         assertThat(run("inspect", Long.toString(ProcessHandle.current().pid())).out()).doesNotContain("inspect-pooled");
     }
 
+    @Test
+    void twoObjectsOfOneNameAreShownUnderTheNamesTheyAreRegisteredUnder() {
+        try (PooledAllocator first = PooledAllocator.builder().name("inspect-twin").build();
+             PooledAllocator second = PooledAllocator.builder().name("inspect-twin").build();
+             MemoryManager one = MemoryManager.builder().name("inspect-twin-manager").totalSize(1 << 20).pageSize(32 * 1024)
+                     .build();
+             MemoryManager other = MemoryManager.builder().name("inspect-twin-manager").totalSize(1 << 20)
+                     .pageSize(32 * 1024).build()) {
+            first.allocate(16);
+            second.allocate(1024);
+            one.allocatePage("a");
+            other.allocatePages("b", 2);
+            Result r = run("inspect", Long.toString(ProcessHandle.current().pid()));
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out()).containsPattern("(?m)^  inspect-twin +pooled +off +16 B +1 ")
+                    .containsPattern("(?m)^  inspect-twin-2 +pooled +off +1\\.0 KiB +1 ")
+                    .containsPattern("(?m)^  inspect-twin-manager +NATIVE +32\\.0 KiB +1\\.0 MiB +32\\.0 KiB +1 ")
+                    .containsPattern("(?m)^  inspect-twin-manager-2 +NATIVE +32\\.0 KiB +1\\.0 MiB +64\\.0 KiB +2 ");
+        }
+    }
+
     /** Allocates two blocks, frees one twice (the second free is refused and recorded), keeps the other. */
     private static MemorySegment allocateTwoAndKeepOne(PooledAllocator allocator) {
         MemorySegment kept = allocator.allocate(2048);
