@@ -83,8 +83,12 @@ public final class StackAllocator implements AutoCloseable {
      * by stacks.
      */
     private final List<AtomicLong> retained = new ArrayList<>();
-    /** {@link #close()} calls between taking the stacks and putting back those they could not free. Guarded by stacks. */
-    private int closesRunning;
+    /**
+     * The thread whose {@link #close()} is between taking the stacks and putting back those it could not free;
+     * null when none is. One at a time: a close() that comes meanwhile waits for it (on stacks), so that it
+     * returns only once the memory is freed, not while the other is still freeing it. Guarded by stacks.
+     */
+    private Thread closing;
     /** Whether the management view was unregistered, which happens once. Guarded by stacks. */
     private boolean unregistered;
 
@@ -245,7 +249,9 @@ public final class StackAllocator implements AutoCloseable {
      * and only it can close them, so its stack stays allocated (and counted in the budget, in
      * {@link #footprintBytes()} and {@link #stackCount()}, and by the {@link AllocatorMXBean}, which stays
      * registered until then) until that thread ends; the thread can still use the segments of its open
-     * frames and pop them, and can push no new frame. Closing twice does nothing.
+     * frames and pop them, and can push no new frame. Closing twice does nothing. A close() called while
+     * another thread's close() is running waits for it: it returns once the stacks are freed (or throws,
+     * as below, saying what stays), never while the other one is still freeing them.
      *
      * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
      *                                       every thread's {@link #push()} shares and which is never closed
@@ -267,13 +273,20 @@ public final class StackAllocator implements AutoCloseable {
         List<ThreadStack> all;
         boolean first;
         synchronized (stacks) {
+            Thread self = Thread.currentThread();
+            if (closing == self) {
+                return; // called back from inside this thread's close (by a log handler): it would wait for itself
+            }
+            // another close took the stacks and is freeing them: returning now, before they are freed, would tell
+            // this caller that the memory is freed (its budget given back) while it is not yet
+            awaitNoCloseLocked();
             // after a close that a downcall stopped, stacks holds the stacks it could not free
             if (closed && stacks.isEmpty()) {
                 return;
             }
             first = !closed;
             closed = true;
-            closesRunning++;
+            closing = self;
             all = new ArrayList<>(stacks);
             stacks.clear();
             // the table references threads: a stack retained until its thread ends must not keep the thread
@@ -288,7 +301,8 @@ public final class StackAllocator implements AutoCloseable {
             boolean last;
             synchronized (stacks) {
                 stacks.addAll(inUse);
-                closesRunning--;
+                closing = null;
+                stacks.notifyAll();
                 last = lastHeldGoneLocked();
             }
             if (last) {
@@ -301,6 +315,21 @@ public final class StackAllocator implements AutoCloseable {
         }
     }
 
+    /** Waits, holding stacks, until no close() is running; an interrupt is kept for later, not thrown. */
+    private void awaitNoCloseLocked() {
+        boolean interrupted = false;
+        while (closing != null) {
+            try {
+                stacks.wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * The management view goes once everything is freed: the allocator is closed, no close is between
      * taking the stacks and putting back the ones it could not free, none is left, and no stack is kept
@@ -309,7 +338,7 @@ public final class StackAllocator implements AutoCloseable {
      * @return whether the caller is to unregister the view now (true once at most)
      */
     private boolean lastHeldGoneLocked() {
-        if (unregistered || !closed || closesRunning > 0 || !stacks.isEmpty() || !retained.isEmpty()) {
+        if (unregistered || !closed || closing != null || !stacks.isEmpty() || !retained.isEmpty()) {
             return false;
         }
         unregistered = true;
