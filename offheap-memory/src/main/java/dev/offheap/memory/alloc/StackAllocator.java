@@ -251,7 +251,11 @@ public final class StackAllocator implements AutoCloseable {
      * registered until then) until that thread ends; the thread can still use the segments of its open
      * frames and pop them, and can push no new frame. Closing twice does nothing. A close() called while
      * another thread's close() is running waits for it: it returns once the stacks are freed (or throws,
-     * as below, saying what stays), never while the other one is still freeing them.
+     * as below, saying what stays), never while the other one is still freeing them. What throws while one
+     * stack is handled (the open-frame warning's log handler, the budget refusing a release, an {@link Error})
+     * stops no other: every other stack is still freed (or kept for its thread, as above), and the first
+     * failure is thrown after, the later ones suppressed in it; a stack it left allocated stays listed, and
+     * a later {@code close()} frees it.
      *
      * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
      *                                       every thread's {@link #push()} shares and which is never closed
@@ -293,14 +297,16 @@ public final class StackAllocator implements AutoCloseable {
             java.util.Arrays.fill(stackTable, null);
         }
         List<ThreadStack> inUse = new ArrayList<>();
+        List<ThreadStack> notFreed = new ArrayList<>();
+        Throwable failure = null;
         try {
-            freeOrRetain(all, first, inUse);
+            failure = freeOrRetain(all, first, inUse, notFreed);
         } finally {
-            // kept where the next close() (and footprintBytes, stackCount) find them; one that threw from the
-            // middle of the loop lost them, and the stacks after them, with their budget, for good
+            // kept where the next close() (and footprintBytes, stackCount) find them
             boolean last;
             synchronized (stacks) {
                 stacks.addAll(inUse);
+                stacks.addAll(notFreed);
                 closing = null;
                 stacks.notifyAll();
                 last = lastHeldGoneLocked();
@@ -309,9 +315,24 @@ public final class StackAllocator implements AutoCloseable {
                 PlatformMBeans.unregister(mbeanName);
             }
         }
-        if (!inUse.isEmpty()) {
-            throw new IllegalStateException("stack allocator '" + name + "' closed while a downcall uses a segment of "
-                    + inUse.size() + " thread stacks: they stay allocated; close() again once the calls have returned");
+        IllegalStateException downcalls = inUse.isEmpty() ? null : new IllegalStateException("stack allocator '" + name
+                + "' closed while a downcall uses a segment of " + inUse.size() + " thread stacks: they stay allocated;"
+                + " close() again once the calls have returned");
+        if (failure != null) {
+            if (downcalls != null) {
+                failure.addSuppressed(downcalls);
+            }
+            if (!notFreed.isEmpty()) {
+                failure.addSuppressed(new IllegalStateException("stack allocator '" + name + "': " + notFreed.size()
+                        + " thread stacks stay allocated after this failure; a later close() frees them"));
+            }
+            if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            throw (Error) failure;
+        }
+        if (downcalls != null) {
+            throw downcalls;
         }
     }
 
@@ -345,32 +366,80 @@ public final class StackAllocator implements AutoCloseable {
         return true;
     }
 
-    /** close()'s work on the stacks it took: frees each, or retains it for its thread, or adds it to inUse. */
-    private void freeOrRetain(List<ThreadStack> all, boolean first, List<ThreadStack> inUse) {
+    /**
+     * close()'s work on the stacks it took: frees each, or retains it for its thread, or adds it to inUse. What
+     * throws for one stack (the warning's log handler, the budget refusing the release as an over-release, an
+     * Error) does not stop the others: they are all freed or retained, and the first failure is returned (later
+     * ones suppressed in it) for close() to throw after. A stack that such a failure left allocated goes to
+     * notFreed, for a later close(). Earlier, the stacks after the one that threw were lost: neither freed nor
+     * listed, their memory and budget charge kept for good, and a later close() did nothing.
+     *
+     * @return the first failure, or null if none
+     */
+    private Throwable freeOrRetain(List<ThreadStack> all, boolean first, List<ThreadStack> inUse,
+                                   List<ThreadStack> notFreed) {
+        Throwable failure = null;
         for (ThreadStack s : all) {
             if (first && s.depth > 0) {
-                Frame innermost = s.openFrames != null ? s.openFrames[s.depth] : null;
-                LOG.log(System.Logger.Level.WARNING, "stack allocator '" + name + "' closed while thread '" + s.thread.getName()
-                        + "' had " + s.depth + " open frames" + (innermost != null
-                        ? "; innermost pushed at" + AllocationTracker.format(AllocationTracker.ownFramesDropped(innermost.pushSite))
-                        : ""));
-            }
-            if (debug != DebugMode.FULL || !s.thread.isAlive()) {
-                // OFF and SAMPLED segments are scoped to the stack's shared arena, which closes here; a
-                // thread that has ended can no longer reach the segments of its confined frame scopes
-                if (!free(s)) {
-                    inUse.add(s);
+                try {
+                    warnOpenFrames(s);
+                } catch (RuntimeException | Error e) {
+                    failure = firstFailure(failure, e);
                 }
-            } else if (s.thread == Thread.currentThread()) {
-                s.closeOpenFrameScopes();
-                if (!free(s)) {
-                    inUse.add(s);
-                }
-            } else {
-                // FULL mode, another live thread: its frames' segments live in scopes confined to it, which
-                // no other thread can close, so the memory under them must stay until that thread ends
-                retainUntilThreadEnds(s);
             }
+            try {
+                freeOrRetain(s, inUse);
+            } catch (RuntimeException | Error e) {
+                failure = firstFailure(failure, e);
+                if (s.arena.scope().isAlive() && !isRetained(s)) {
+                    notFreed.add(s);
+                }
+            }
+        }
+        return failure;
+    }
+
+    private static Throwable firstFailure(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    private boolean isRetained(ThreadStack s) {
+        synchronized (stacks) {
+            return retained.contains(s.bytes); // by identity: AtomicLong keeps Object's equals
+        }
+    }
+
+    private void warnOpenFrames(ThreadStack s) {
+        Frame innermost = s.openFrames != null ? s.openFrames[s.depth] : null;
+        LOG.log(System.Logger.Level.WARNING, "stack allocator '" + name + "' closed while thread '" + s.thread.getName()
+                + "' had " + s.depth + " open frames" + (innermost != null
+                ? "; innermost pushed at" + AllocationTracker.format(AllocationTracker.ownFramesDropped(innermost.pushSite))
+                : ""));
+    }
+
+    /** Frees one stack, or retains it for its thread, or adds it to inUse. */
+    private void freeOrRetain(ThreadStack s, List<ThreadStack> inUse) {
+        if (debug != DebugMode.FULL || !s.thread.isAlive()) {
+            // OFF and SAMPLED segments are scoped to the stack's shared arena, which closes here; a
+            // thread that has ended can no longer reach the segments of its confined frame scopes
+            if (!free(s)) {
+                inUse.add(s);
+            }
+        } else if (s.thread == Thread.currentThread()) {
+            s.closeOpenFrameScopes();
+            if (!free(s)) {
+                inUse.add(s);
+            }
+        } else {
+            // FULL mode, another live thread: its frames' segments live in scopes confined to it, which
+            // no other thread can close, so the memory under them must stay until that thread ends
+            retainUntilThreadEnds(s);
         }
     }
 
@@ -491,15 +560,27 @@ public final class StackAllocator implements AutoCloseable {
         synchronized (stacks) {
             retained.add(chunkBytes);
         }
-        RetainedStacks.CLEANER.register(s.thread, () -> {
-            arena.close();
-            // read when the memory goes: the thread may have grown its stack after close
-            long bytes = chunkBytes.get();
-            if (charged != null && bytes > 0) {
-                charged.release(bytes);
+        try {
+            RetainedStacks.CLEANER.register(s.thread, () -> {
+                arena.close();
+                try {
+                    // read when the memory goes: the thread may have grown its stack after close
+                    long bytes = chunkBytes.get();
+                    if (charged != null && bytes > 0) {
+                        charged.release(bytes);
+                    }
+                } finally {
+                    // even if the budget refused the release: else the stack counted as held, and kept the bean, for good
+                    allocator.retainedStackFreed(chunkBytes);
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            // not retained after all (no cleaner will free it): close() keeps it listed for a later close
+            synchronized (stacks) {
+                retained.remove(chunkBytes);
             }
-            allocator.retainedStackFreed(chunkBytes);
-        });
+            throw e;
+        }
     }
 
     /** Called by the cleaner once a retained stack is freed; the last one unregisters the management view. */

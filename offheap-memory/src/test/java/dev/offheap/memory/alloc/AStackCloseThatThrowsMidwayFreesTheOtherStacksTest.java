@@ -1,0 +1,109 @@
+package dev.offheap.memory.alloc;
+
+import dev.offheap.memory.Budget;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link StackAllocator#close()} takes every stack off its list and then frees them one by one. Something
+ * that threw in that loop (the warning about a thread's open frames, whose log handler may throw; the
+ * budget's release of a stack, which refuses an over-release) left the loop with the stacks after it neither
+ * freed nor listed: their memory and their budget's charge stayed for good, footprintBytes and stackCount
+ * read 0, and a later close() did nothing. The loop now frees the rest and rethrows the first failure after.
+ */
+class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
+
+    @Test
+    void aLogHandlerThatThrowsStillLetsCloseFreeEveryStack() throws Exception {
+        String name = "close-log-throws";
+        Budget budget = Budget.root(name, 1 << 20, report -> { });
+        StackAllocator stack = StackAllocator.builder().name(name).stackSize(4096).debug(DebugMode.OFF)
+                .budget(budget).registerMBean(false).build();
+        // this thread's frame is left open: close warns about it first, and the warning's handler throws
+        StackAllocator.Frame open = stack.pushFrame();
+        MemorySegment.Scope mine = open.scope();
+        MemorySegment.Scope other = stackOfAnEndedThread(stack);
+        assertThat(budget.used()).isEqualTo(8192);
+
+        Logger log = Logger.getLogger(StackAllocator.class.getName());
+        Handler failing = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getMessage() != null && record.getMessage().contains(name)) {
+                    throw new AssertionError("the test's log handler fails on warnings");
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(failing);
+        try {
+            assertThatThrownBy(stack::close).isInstanceOf(AssertionError.class)
+                    .hasMessageContaining("fails on warnings");
+        } finally {
+            log.removeHandler(failing);
+        }
+
+        assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
+        assertThat(other.isAlive()).as("the stack after it").isFalse();
+        assertThat(budget.used()).isZero();
+        assertThat(stack.footprintBytes()).isZero();
+        assertThat(stack.stackCount()).isZero();
+        stack.close(); // nothing left: does nothing
+        budget.close();
+    }
+
+    @Test
+    void aBudgetReleaseThatThrowsStillLetsCloseFreeEveryStack() throws Exception {
+        Budget budget = Budget.root("close-release-throws", 1 << 20, report -> { });
+        StackAllocator stack = StackAllocator.builder().name("close-release-throws").stackSize(4096)
+                .debug(DebugMode.OFF).budget(budget).registerMBean(false).build();
+        MemorySegment.Scope mine;
+        try (StackAllocator.Frame frame = stack.pushFrame()) {
+            mine = frame.scope();
+        }
+        MemorySegment.Scope other = stackOfAnEndedThread(stack);
+        assertThat(budget.used()).isEqualTo(8192);
+        // someone released from the allocator's budget what was not theirs: the release of the first stack
+        // closed is an over-release, which the budget refuses
+        budget.release(4096 + 1);
+
+        assertThatThrownBy(stack::close).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("release of 4096 bytes");
+
+        assertThat(mine.isAlive()).as("the stack whose release threw").isFalse();
+        assertThat(other.isAlive()).as("the stack after it").isFalse();
+        assertThat(stack.footprintBytes()).isZero();
+        assertThat(stack.stackCount()).isZero();
+        stack.close(); // nothing left: does nothing
+        budget.close();
+    }
+
+    /** @return the scope of the stack of a thread that pushed a frame and ended (its stack stays until a sweep) */
+    private static MemorySegment.Scope stackOfAnEndedThread(StackAllocator stack) throws InterruptedException {
+        AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().start(() -> {
+            try (StackAllocator.Frame frame = stack.pushFrame()) {
+                scope.set(frame.scope());
+            }
+        });
+        thread.join();
+        assertThat(scope.get()).isNotNull();
+        assertThat(scope.get().isAlive()).isTrue();
+        return scope.get();
+    }
+}
