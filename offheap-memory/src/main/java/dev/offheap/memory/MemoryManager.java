@@ -780,7 +780,11 @@ public final class MemoryManager implements AutoCloseable {
      * does nothing.
      *
      * @throws RuntimeException what the leak reporter threw, if it throws (an {@link Error} comes out as
-     *                          is); the manager is closed all the same, its budget returned to the parent
+     *                          is); the manager is closed all the same, its budget returned to the parent.
+     *                          The same for anything else that throws during close (a budget that refuses a
+     *                          release because someone released from {@link #budget()} what the manager had
+     *                          reserved, an {@link Error}): every other step still runs (pages revoked, memory
+     *                          freed, MBean unregistered, budget returned), and the first failure is thrown after
      */
     @Override
     public void close() {
@@ -790,36 +794,65 @@ public final class MemoryManager implements AutoCloseable {
             }
             closed = true;
         }
-        drainMagazines();
+        // Every step runs whatever an earlier one threw (a budget refusing the drain's release as an over-release,
+        // an Error), and the first failure is thrown at the end: the closed flag is set, so a later close() does
+        // nothing, and a step skipped for good left the MBean registered (holding the manager), held pages
+        // usable, the memory allocated and the parent's budget charged.
+        Throwable failure = null;
+        try {
+            drainMagazines();
+        } catch (RuntimeException | Error e) {
+            failure = e;
+        }
         StringBuilder leaks = new StringBuilder();
-        Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
-        for (OwnerRecord record : owners.values()) {
-            long pages = pagesByOwner.getOrDefault(record, 0L);
-            long reserved = record.reservedBytes.get();
-            if (pages > 0 || reserved > 0) {
-                leaks.append("\n  ").append(record.label).append(": ").append(pages).append(" pages (")
-                        .append(ByteSize.format(pages << pageShift)).append("), ")
-                        .append(ByteSize.format(reserved)).append(" reserved");
+        try {
+            Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
+            for (OwnerRecord record : owners.values()) {
+                long pages = pagesByOwner.getOrDefault(record, 0L);
+                long reserved = record.reservedBytes.get();
+                if (pages > 0 || reserved > 0) {
+                    leaks.append("\n  ").append(record.label).append(": ").append(pages).append(" pages (")
+                            .append(ByteSize.format(pages << pageShift)).append("), ")
+                            .append(ByteSize.format(reserved)).append(" reserved");
+                }
             }
+        } catch (RuntimeException | Error e) {
+            failure = firstOrSuppressed(failure, e);
         }
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
             // volatile: pairs with publishLease's volatile write and read of closed (see there)
             if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease) {
-                boolean kept = !revokeAtClose(slot, lease);
-                // from now on quarantinedPages() counts the pages whose memory close keeps (until the cleaner
-                // frees it): a quarantined page freed here no longer counts, a held one kept here does
-                if (kept) {
-                    retained++;
-                    if (!lease.isQuarantined()) {
-                        quarantinedPages.incrementAndGet();
+                try {
+                    boolean kept = !revokeAtClose(slot, lease);
+                    // from now on quarantinedPages() counts the pages whose memory close keeps (until the cleaner
+                    // frees it): a quarantined page freed here no longer counts, a held one kept here does
+                    if (kept) {
+                        retained++;
+                        if (!lease.isQuarantined()) {
+                            quarantinedPages.incrementAndGet();
+                        }
+                    } else if (lease.isQuarantined()) {
+                        quarantinedPages.decrementAndGet();
                     }
-                } else if (lease.isQuarantined()) {
-                    quarantinedPages.decrementAndGet();
+                } catch (RuntimeException | Error e) {
+                    failure = firstOrSuppressed(failure, e);
+                    if (lease.arena != null && lease.arena.scope().isAlive()) {
+                        // neither revoked nor left to a cleaner: its chunk must never be freed under the page
+                        chunks[slot >>> chunkShift].retained.incrementAndGet();
+                    }
                 }
             }
         }
-        freeChunks();
+        for (Chunk chunk : chunks) {
+            if (chunk != null) {
+                try {
+                    chunk.releaseRetained();
+                } catch (RuntimeException | Error e) {
+                    failure = firstOrSuppressed(failure, e);
+                }
+            }
+        }
         PlatformMBeans.unregister(mbeanName);
         owners.clear();
         // The table references threads; a closed manager must not keep them (and retained chunks) alive.
@@ -829,17 +862,37 @@ public final class MemoryManager implements AutoCloseable {
         // the report comes last, so that a reporter that throws (a test's, failing on leaks) leaves a manager
         // closed all the way: its budget returned to the parent and its MBean gone
         try {
-            // Everything was revoked or retained above; the budget's own count is not a leak of its own (this
-            // reports the owners). It is not released first: a release racing that (one that read closed just
-            // before it was set) would make one of the two an over-release.
-            budget.closeReturningDirect();
-        } finally {
-            if (!leaks.isEmpty() || retained > 0) {
-                leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
-                        + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end"
-                        + " (or, in use by a native call, until nothing reaches them)" : ""));
+            try {
+                // Everything was revoked or retained above; the budget's own count is not a leak of its own (this
+                // reports the owners). It is not released first: a release racing that (one that read closed just
+                // before it was set) would make one of the two an over-release.
+                budget.closeReturningDirect();
+            } finally {
+                if (!leaks.isEmpty() || retained > 0) {
+                    leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
+                            + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end"
+                            + " (or, in use by a native call, until nothing reaches them)" : ""));
+                }
             }
+        } catch (RuntimeException | Error e) {
+            failure = firstOrSuppressed(failure, e);
         }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure != null) {
+            throw (Error) failure;
+        }
+    }
+
+    private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
     }
 
     // =================================================================== internals: slots
