@@ -10,7 +10,10 @@ import java.util.Objects;
  *
  * <p>In {@link DebugMode#OFF} {@link #leaks()} is empty; in {@link DebugMode#SAMPLED} it lists only
  * the sampled allocations, so its byte counts are a sample (about 1 in the sample rate), not a total.
- * {@link #toString()} renders the whole report as text, as logged by {@code close()}.
+ * {@link #toString()} renders the report as text, as logged by {@code close()} and given by
+ * {@link AllocatorMXBean#report()}: the totals, the {@value #MAX_LEAK_GROUPS_IN_TEXT} leak groups with
+ * the most bytes at most (with one line for the groups left out), and the problems. The record itself
+ * keeps every group, and its numbers are exact.
  *
  * @param allocator       the allocator's name
  * @param debugMode       the allocator's debug mode
@@ -23,6 +26,14 @@ import java.util.Objects;
  */
 public record AllocationReport(String allocator, DebugMode debugMode, long allocatedBytes, long footprintBytes,
                                long liveAllocations, List<Leak> leaks, List<String> problems) {
+
+    /**
+     * Leak groups {@link #toString()} lists at most: the first ones of {@link #leaks()}, those with the most
+     * bytes. In {@link DebugMode#FULL} every (stack, thread) pair is a group, so a pool whose threads come and
+     * go, each with a name of its own, makes one per thread and site: a million live allocations of that kind
+     * made a text of about 1 GB, logged at close and sent over JMX. A group's stack has at most 24 frames.
+     */
+    public static final int MAX_LEAK_GROUPS_IN_TEXT = 100;
 
     /**
      * Copies the lists.
@@ -65,7 +76,11 @@ public record AllocationReport(String allocator, DebugMode debugMode, long alloc
         return sum;
     }
 
-    /** @return the report as several lines of text: totals, then each leak group with its stack trace, then problems */
+    /**
+     * @return the report as several lines of text: totals, then the leak groups with their stack traces (the
+     * first {@value #MAX_LEAK_GROUPS_IN_TEXT} of {@link #leaks()} at most, those with the most bytes, and a
+     * line saying how many groups, allocations and bytes are left out), then the problems
+     */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();
@@ -73,14 +88,29 @@ public record AllocationReport(String allocator, DebugMode debugMode, long alloc
                 .append("): ").append(liveAllocations).append(" live allocations, ").append(allocatedBytes)
                 .append(" bytes allocated, ").append(footprintBytes).append(" bytes footprint");
         if (!leaks.isEmpty()) {
+            int listed = Math.min(leaks.size(), MAX_LEAK_GROUPS_IN_TEXT);
             sb.append("\n").append(debugMode == DebugMode.SAMPLED ? "sampled live allocations" : "live allocations")
-                    .append(" by allocation site and thread:");
-            for (Leak leak : leaks) {
+                    .append(" by allocation site and thread");
+            if (listed < leaks.size()) {
+                sb.append(" (").append(leaks.size()).append(" groups, the ").append(listed).append(" with the most bytes listed)");
+            }
+            sb.append(":");
+            for (Leak leak : leaks.subList(0, listed)) {
                 sb.append("\n  ").append(leak.count()).append(" allocations, ").append(leak.bytes())
                         .append(" bytes, thread '").append(leak.thread()).append("'");
                 for (StackTraceElement e : leak.stack()) {
                     sb.append("\n      at ").append(e);
                 }
+            }
+            if (listed < leaks.size()) {
+                long count = 0;
+                long bytes = 0;
+                for (Leak leak : leaks.subList(listed, leaks.size())) {
+                    count += leak.count();
+                    bytes += leak.bytes();
+                }
+                sb.append("\n  ... ").append(leaks.size() - listed).append(" more groups (").append(count)
+                        .append(" allocations, ").append(bytes).append(" bytes) left out of this text");
             }
         }
         if (!problems.isEmpty()) {

@@ -61,7 +61,8 @@ public interface AllocatorMXBean {
 
     /**
      * @return the allocator's report as text (see {@link AllocationReport#toString()}): totals and, in a
-     * debug mode, the live allocations grouped by allocation site and thread, and the problems kept (a
+     * debug mode, the live allocations grouped by allocation site and thread (the groups with the most bytes,
+     * {@link AllocationReport#MAX_LEAK_GROUPS_IN_TEXT} at most), and the problems kept (a
      * stack allocator's: its thread stacks and their bytes, since it tracks no allocation). In
      * {@code FULL} mode with many live allocations this walks all of them: an operation, not an attribute,
      * so that monitoring tools that poll attributes never pay for it
