@@ -45,7 +45,12 @@ final class ListenerRegistration<K, V> {
         this.listener = configuration.getCacheEntryListenerFactory().create();
         Factory<CacheEntryEventFilter<? super K, ? super V>> filterFactory =
                 configuration.getCacheEntryEventFilterFactory();
-        this.filter = filterFactory == null ? null : filterFactory.create();
+        try {
+            this.filter = filterFactory == null ? null : filterFactory.create();
+        } catch (RuntimeException | Error e) {
+            closeQuietly(listener); // made already, and nobody else holds it
+            throw e;
+        }
         this.oldValueRequired = configuration.isOldValueRequired();
         if (configuration.isSynchronous()) {
             this.async = null;

@@ -1354,7 +1354,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         synchronized (configuration) { // see getConfiguration
             configuration.addCacheEntryListenerConfiguration(listenerConfiguration);
         }
-        ListenerRegistration<K, V> registration = new ListenerRegistration<>(listenerConfiguration);
+        ListenerRegistration<K, V> registration;
+        try {
+            registration = new ListenerRegistration<>(listenerConfiguration);
+        } catch (RuntimeException | Error e) {
+            // Its listener or filter factory threw: nothing is registered. Left in the configuration, it was
+            // reported as a listener of the cache, and every later registration of it refused as a duplicate.
+            synchronized (configuration) {
+                configuration.removeCacheEntryListenerConfiguration(listenerConfiguration);
+            }
+            throw e;
+        }
         listeners.add(registration);
         if (closed) {
             // close() ran meanwhile (while the factory made the listener) and may have closed the listeners
