@@ -118,19 +118,38 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         this.keyType = configuration.getKeyType();
         this.valueType = configuration.getValueType();
         ClassLoader classLoader = manager.getClassLoader();
-        Factory<CacheLoader<K, V>> loaderFactory = configuration.getCacheLoaderFactory();
-        this.loader = loaderFactory == null ? null : loaderFactory.create();
-        this.writer = createWriter(configuration);
-        this.expiryPolicy = configuration.getExpiryPolicyFactory().create();
+        // What the factories make is closed if a later one throws (nothing else holds it), as close() would.
+        CacheLoader<K, V> newLoader = null;
+        CacheWriter<K, V> newWriter = null;
+        ExpiryPolicy newExpiryPolicy = null;
+        Serializer<K> keys;
+        Serializer<V> values;
+        try {
+            Factory<CacheLoader<K, V>> loaderFactory = configuration.getCacheLoaderFactory();
+            newLoader = loaderFactory == null ? null : loaderFactory.create();
+            newWriter = createWriter(configuration);
+            newExpiryPolicy = configuration.getExpiryPolicyFactory().create();
+            for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
+                listeners.add(new ListenerRegistration<>(listener));
+            }
+            keys = configuration.getKeySerializerFactory() == null
+                    ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
+            values = configuration.getValueSerializerFactory() == null
+                    ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
+        } catch (RuntimeException | Error e) {
+            ListenerRegistration.closeQuietly(newLoader);
+            ListenerRegistration.closeQuietly(newWriter);
+            ListenerRegistration.closeQuietly(newExpiryPolicy);
+            for (ListenerRegistration<K, V> listener : listeners) {
+                listener.close();
+            }
+            throw e;
+        }
+        this.loader = newLoader;
+        this.writer = newWriter;
+        this.expiryPolicy = newExpiryPolicy;
         this.eternal = expiryPolicy != null && expiryPolicy.getClass() == EternalExpiryPolicy.class;
         this.eventOrder = new EventOrder(CHANGE_STRIPES, name);
-        for (CacheEntryListenerConfiguration<K, V> listener : configuration.getCacheEntryListenerConfigurations()) {
-            listeners.add(new ListenerRegistration<>(listener));
-        }
-        Serializer<K> keys = configuration.getKeySerializerFactory() == null
-                ? serializerFor(keyType, classLoader) : configuration.getKeySerializerFactory().create();
-        Serializer<V> values = configuration.getValueSerializerFactory() == null
-                ? serializerFor(valueType, classLoader) : configuration.getValueSerializerFactory().create();
         this.keySerializer = keys;
         try {
             this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
