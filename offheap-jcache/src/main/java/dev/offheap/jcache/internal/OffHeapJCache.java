@@ -1331,6 +1331,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 delete(key);
                 if (live != null) {
                     op.gone(EventType.REMOVED, key, live);
+                } else if (old != null) {
+                    op.gone(EventType.EXPIRED, key, old); // dropped here: nothing else will report it
                 }
                 return null;
             }
@@ -1478,7 +1480,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                         op.failure = e;
                         return old;
                     }
-                    if (old != null) {
+                    if (old == null) {
+                        return null;
+                    }
+                    if (old.isExpiredAt(op.now)) {
+                        // expired since next() handed it out: dropped as a get would drop it, not removed
+                        op.gone(EventType.EXPIRED, key, old);
+                    } else {
                         op.gone(EventType.REMOVED, key, old);
                         removed[0] = true;
                     }
