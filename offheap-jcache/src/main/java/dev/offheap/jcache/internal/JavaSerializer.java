@@ -20,7 +20,8 @@ import java.lang.foreign.ValueLayout;
  *
  * <p>The cache calls {@code serializedSize} and then {@code write} for the same value on the same thread;
  * the bytes made for the size are kept in a thread-local for that one {@code write}, so each value is
- * serialized once.
+ * serialized once. Where the store refuses the value on its size, no {@code write} follows: the caller
+ * then drops the kept bytes with {@link #forgetPending()}.
  */
 final class JavaSerializer<T> implements Serializer<T> {
     private final Class<T> type;
@@ -48,6 +49,15 @@ final class JavaSerializer<T> implements Serializer<T> {
         pending.remove();
         byte[] bytes = last != null && last.value() == value ? last.bytes() : serialize(value);
         MemorySegment.copy(bytes, 0, target, ValueLayout.JAVA_BYTE, 0, bytes.length);
+    }
+
+    /**
+     * Drops what {@code serializedSize} kept on this thread for a {@code write} that will not come (the
+     * store refused the key or value, or failed, in between), so that the object and its bytes do not stay
+     * reachable from the thread.
+     */
+    void forgetPending() {
+        pending.remove();
     }
 
     @Override

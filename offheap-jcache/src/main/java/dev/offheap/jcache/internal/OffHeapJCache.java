@@ -72,6 +72,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final OffHeapCache<K, Expirable<V>> store;
     /** The store's key serializer, for {@link #copyOfKey}. */
     private final Serializer<K> keySerializer;
+    /** The values' serializer, inside the store's {@link ExpirableSerializer}; for {@link #forgetUnwritten}. */
+    private final Serializer<V> valueSerializer;
     private final CacheLoader<K, V> loader;
     private final CacheWriter<K, V> writer;
     private final ExpiryPolicy expiryPolicy;
@@ -151,6 +153,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         this.eternal = expiryPolicy != null && expiryPolicy.getClass() == EternalExpiryPolicy.class;
         this.eventOrder = new EventOrder(CHANGE_STRIPES, name);
         this.keySerializer = keys;
+        this.valueSerializer = values;
         try {
             this.store = OffHeapCache.builder(Objects.requireNonNull(keys, "the key serializer factory made null"),
                             new ExpirableSerializer<>(
@@ -577,7 +580,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         boolean timed = statisticsOn();
         long start = timed ? System.nanoTime() : 0;
         try {
-            V value = hitOrMiss(key, store.getIfPresent(key), op);
+            Expirable<V> stored;
+            try {
+                stored = store.getIfPresent(key);
+            } catch (RuntimeException | Error e) {
+                forgetUnwritten();
+                throw e;
+            }
+            V value = hitOrMiss(key, stored, op);
             if (value != null || !readsThrough()) {
                 return value;
             }
@@ -727,7 +737,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         long start = op.startNanos;
         Map<K, V> result = new HashMap<>();
         try {
-            Map<K, Expirable<V>> stored = store.getAllPresent(keys);
+            Map<K, Expirable<V>> stored;
+            try {
+                stored = store.getAllPresent(keys);
+            } catch (RuntimeException | Error e) {
+                forgetUnwritten();
+                throw e;
+            }
             List<K> missing = new ArrayList<>();
             for (K key : keys) {
                 V value = hitOrMiss(key, stored.get(key), op);
@@ -786,7 +802,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         ensureOpen();
         checkKey(key);
         long now = System.currentTimeMillis();
-        Boolean live = store.read(key, stored -> ExpirableSerializer.expiresAt(stored) > now);
+        Boolean live;
+        try {
+            live = store.read(key, stored -> ExpirableSerializer.expiresAt(stored) > now);
+        } catch (RuntimeException | Error e) {
+            forgetUnwritten();
+            throw e;
+        }
         return live != null && live;
     }
 
@@ -880,7 +902,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             // Nothing to ask the old entry: every entry lives forever, nobody listens, nothing writes
             // through. A plain put skips compute's read of the old value.
             changes.incrementAndGet(changeStripe(key)); // before the change shows, as compute does
-            store.put(key, Expirable.of(value, Expirable.NEVER));
+            try {
+                store.put(key, Expirable.of(value, Expirable.NEVER));
+            } catch (RuntimeException | Error e) {
+                forgetUnwritten();
+                throw e;
+            }
             op.stored = 1;
         } else {
             compute(key, op, (k, old) -> putInside(key, value, old, op));
@@ -996,7 +1023,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         boolean[] stored = new boolean[1];
         // A live entry answers without compute, which would rewrite it; present at this read means the
         // put-if-absent fails at this point in time.
-        Boolean present = store.read(key, bytes -> ExpirableSerializer.expiresAt(bytes) > op.now);
+        Boolean present;
+        try {
+            present = store.read(key, bytes -> ExpirableSerializer.expiresAt(bytes) > op.now);
+        } catch (RuntimeException | Error e) {
+            forgetUnwritten();
+            throw e;
+        }
         if (present != null && present) {
             if (statisticsOn()) {
                 statistics.hits(1);
@@ -1668,6 +1701,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return result;
             });
         } catch (RuntimeException | Error e) {
+            forgetUnwritten();
             // The new value never showed (a serializer failed, the value is over the limit, the cache
             // closed): drop the events it made and give up their turns, or the keys' later events would
             // wait for them.
@@ -1678,6 +1712,21 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
         if (op != null) {
             op.deliver(); // now, not at the operation's end: its turns would hold up other threads meanwhile
+        }
+    }
+
+    /**
+     * After a store call that threw: drops the bytes Java serialization made for a key's or value's
+     * {@code serializedSize} and keeps for the {@code write} that follows ({@link JavaSerializer}), which
+     * never came where the store refused the key or value on that size. Kept, they and the object they
+     * came from stayed reachable from this thread until its next call of this cache, if ever.
+     */
+    private void forgetUnwritten() {
+        if (keySerializer instanceof JavaSerializer<K> keys) {
+            keys.forgetPending();
+        }
+        if (valueSerializer instanceof JavaSerializer<V> values) {
+            values.forgetPending();
         }
     }
 
