@@ -45,6 +45,7 @@ import javax.cache.integration.CacheLoaderException;
 import javax.cache.integration.CacheWriter;
 import javax.cache.integration.CacheWriterException;
 import javax.cache.integration.CompletionListener;
+import javax.cache.management.CacheStatisticsMXBean;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.EntryProcessorException;
 import javax.cache.processor.EntryProcessorResult;
@@ -86,6 +87,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private final ObjectName configurationName;
     private final ExecutorService loadExecutor;
     private volatile boolean closed;
+    /** The store's eviction count, taken by {@link #close()} before it closes the store. */
+    private volatile long evictionsAtClose;
     /** Lets a sweep skip the walk when no entry can have expired yet. */
     private final EarliestExpiry earliestExpiry = new EarliestExpiry();
     /** The background sweeps of expired entries; null without a clean-up interval. */
@@ -236,16 +239,26 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return new JavaSerializer<>(type, classLoader);
     }
 
+    /**
+     * @return the store's evictions; once it is closed (a JMX read racing {@link #close()}), those it had
+     *         when the close began: 0 read as if there had been none, and as a negative count where the
+     *         statistics had been cleared after some
+     */
     private long evictionsSinceStart() {
         try {
             return store.stats().evictionCount();
         } catch (IllegalStateException closedMeanwhile) {
-            return 0;
+            return evictionsAtClose;
         }
     }
 
     CompleteConfiguration<K, V> configuration() {
         return configuration;
+    }
+
+    /** @return the bean registered as this cache's CacheStatistics MBean while statistics are enabled */
+    CacheStatisticsMXBean statisticsBean() {
+        return statistics;
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1634,6 +1647,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
         }
         closeUserResources();
+        evictionsAtClose = evictionsSinceStart(); // still open: the store's own count
         store.close();
     }
 
