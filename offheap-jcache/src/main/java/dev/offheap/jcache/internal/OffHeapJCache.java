@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -836,14 +837,19 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return;
         }
         List<K> requested = new ArrayList<>(keys);
-        loadExecutor.execute(() -> {
-            loading.set(Boolean.TRUE); // see close()
-            try {
-                loadAndTell(requested, replaceExistingValues, completionListener);
-            } finally {
-                loading.remove();
-            }
-        });
+        try {
+            loadExecutor.execute(() -> {
+                loading.set(Boolean.TRUE); // see close()
+                try {
+                    loadAndTell(requested, replaceExistingValues, completionListener);
+                } finally {
+                    loading.remove();
+                }
+            });
+        } catch (RejectedExecutionException closedMeanwhile) {
+            // close() shut the executor down after ensureOpen found the cache open: closed, as JCache words it
+            throw new IllegalStateException("cache '" + name + "' is closed", closedMeanwhile);
+        }
     }
 
     /** The task of {@link #loadAll}: loads, stores, then tells the listener, once, how it went. */
