@@ -1141,7 +1141,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
 
     /**
      * The compare-and-change of {@code remove(key, oldValue)} and {@code replace(key, oldValue, newValue)}:
-     * inside the store's compute, a live entry whose value equals {@code expected} becomes what
+     * inside the store's compute, a live entry whose value equals {@code expected} (arrays by content, as
+     * {@link Objects#deepEquals}) becomes what
      * {@code change} returns, a live entry with another value is accessed (its expiry renewed by the
      * access rule). Then finishes {@code op} and counts a hit where a live entry was, else a miss.
      *
@@ -1157,7 +1158,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             if (live == null) {
                 return old;
             }
-            if (!live.value().equals(expected)) {
+            // by content for arrays (deepEquals): by equals, identity, a copy read from the store never matched
+            if (!Objects.deepEquals(live.value(), expected)) {
                 outcome[0] = Match.DIFFERENT;
                 return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
             }
