@@ -593,6 +593,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private V getValue(K key, Op op) {
         boolean timed = statisticsOn();
         long start = timed ? System.nanoTime() : 0;
+        boolean counted = false; // a get that counted no hit or miss adds no time to their average
         try {
             Expirable<V> stored;
             try {
@@ -602,6 +603,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 throw e;
             }
             V value = hitOrMiss(key, stored, op);
+            counted = true;
             if (value != null || !readsThrough()) {
                 return value;
             }
@@ -613,7 +615,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             return value;
         } finally {
-            if (statisticsOn()) {
+            if (counted && statisticsOn()) {
                 statistics.getTime(timed ? System.nanoTime() - start : 0); // not timed: switched on meanwhile
             }
         }
@@ -750,6 +752,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         boolean timed = op.timed;
         long start = op.startNanos;
         Map<K, V> result = new HashMap<>();
+        boolean counted = false; // as in getValue: no keys, or a failed look-up, count no get and add no time
         try {
             Map<K, Expirable<V>> stored;
             try {
@@ -767,6 +770,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     missing.add(key);
                 }
             }
+            counted = !keys.isEmpty();
             if (!missing.isEmpty() && readsThrough()) {
                 long[] changesSeen = new long[missing.size()]; // before the loader reads: see getValue
                 for (int i = 0; i < changesSeen.length; i++) {
@@ -792,7 +796,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
             }
         } finally {
-            if (statisticsOn()) {
+            if (counted && statisticsOn()) {
                 statistics.getTime(timed ? System.nanoTime() - start : 0); // not timed: switched on meanwhile
             }
         }
@@ -958,7 +962,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         V old = putAndGetOld(key, value, op, false);
         if (statisticsOn()) {
             statistics.get(old != null);
-            statistics.puts(op.stored, op.elapsedNanos());
+            if (op.stored > 0) { // not where the entry expired at its creation: no put, so no put time
+                statistics.puts(op.stored, op.elapsedNanos());
+            }
             statistics.getTime(op.elapsedNanos());
         }
         return old;
@@ -1066,7 +1072,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         op.finish();
         if (statisticsOn()) {
             statistics.get(!stored[0]);
-            if (stored[0]) {
+            if (op.stored > 0) { // not where the entry expired at its creation, as in getAndPut
                 statistics.puts(op.stored, op.elapsedNanos());
             }
         }
