@@ -4,12 +4,10 @@ import dev.offheap.cache.internal.OffHeapCacheImpl;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,18 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The map view and the cache's single-key operations where {@link MapViewGuavaSuiteTest} does not look:
  * expiry, the entry size limit, serializers, removal causes and statistics; on a clock the test moves.
  */
-class CacheMapContractTest {
-    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-    private final List<String> removed = new ArrayList<>();
-
-    private void advance(Duration duration) {
-        nanos.addAndGet(duration.toNanos());
-    }
-
-    private CacheBuilder<String, String> builder() {
-        return OffHeapCache.builder(Serializer.strings(), Serializer.strings()).capacity(1 << 20).clock(nanos::get)
-                .concurrencyLevel(1).removalListener((k, v, cause) -> removed.add(k + "=" + v + ":" + cause));
-    }
+class CacheMapContractTest extends ClockedRemovalsTestBase {
 
     /** An entry whose setValue the cache refused (too large) kept the new value, though the map did not. */
     @Test

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,18 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reference; an equal new object is a new value, REPLACED as before. Before the fix every one of these
  * calls reported the entry REPLACED by itself.
  */
-class ComputeKeepingTheValueReportsNoRemovalTest {
-    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-    private final List<String> removed = new ArrayList<>();
-
-    private void advance(Duration duration) {
-        nanos.addAndGet(duration.toNanos());
-    }
-
-    private CacheBuilder<String, String> builder() {
-        return OffHeapCache.builder(Serializer.strings(), Serializer.strings()).capacity(1 << 20).clock(nanos::get)
-                .concurrencyLevel(1).removalListener((k, v, cause) -> removed.add(k + "=" + v + ":" + cause));
-    }
+class ComputeKeepingTheValueReportsNoRemovalTest extends ClockedRemovalsTestBase {
 
     @Test
     void computeReturningTheGivenValueReportsNothing() {

@@ -3,12 +3,9 @@ package dev.offheap.memory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,58 +28,23 @@ class ClosedManagerCountsOnlyTheMemoryItKeepsTest {
                 .pageAccess(PageAccess.CONFINED).pageSize(PAGE).totalSize(8L * PAGE).build();
     }
 
-    /** A thread that allocates one page for each owner, then waits until it is let go. */
-    private static final class Holder {
-        final CountDownLatch allocated = new CountDownLatch(1);
-        final CountDownLatch mayEnd = new CountDownLatch(1);
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread thread;
-
-        static Holder start(MemoryManager mm, String... owners) throws InterruptedException {
-            Holder holder = new Holder();
-            CountDownLatch allocated = holder.allocated;
-            CountDownLatch mayEnd = holder.mayEnd;
-            AtomicReference<Throwable> failure = holder.failure;
-            // the thread's task references neither the holder nor a page after it ends: nothing keeps the
-            // Thread reachable once the test lets go of it
-            holder.thread = Thread.ofPlatform().start(() -> {
-                try {
-                    for (String owner : owners) {
-                        MemorySegment page = mm.allocatePage(owner);
-                        page.fill((byte) 1);
-                    }
-                } catch (Throwable e) {
-                    failure.set(e);
-                } finally {
-                    allocated.countDown();
-                }
-                try {
-                    mayEnd.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            allocated.await();
-            assertThat(failure.get()).as("the holder's allocations").isNull();
-            return holder;
-        }
-
-        void end() throws InterruptedException {
-            mayEnd.countDown();
-            thread.join(10_000);
-            assertThat(thread.isAlive()).isFalse();
-            thread = null;
-        }
+    /** A worker thread that has allocated one page for each owner and waits to end. */
+    private static MemoryManagerConformanceTest.Worker holder(MemoryManager mm, String... owners) throws InterruptedException {
+        return MemoryManagerConformanceTest.Worker.start(() -> {
+            for (String owner : owners) {
+                mm.allocatePage(owner).fill((byte) 1);
+            }
+        }, () -> { });
     }
 
     @Test
     void aQuarantinedPageThatCloseFreesIsNoLongerCounted() throws Exception {
         MemoryManager mm = newManager();
-        Holder holder = Holder.start(mm, "worker");
+        MemoryManagerConformanceTest.Worker holder = holder(mm, "worker");
         mm.releaseAll("worker"); // confined to the live holder: quarantined
         assertThat(mm.quarantinedPages()).isEqualTo(1);
         assertThat(mm.usedBytes()).isEqualTo(PAGE);
-        holder.end();
+        holder.finish();
 
         mm.close(); // the holder has ended: its page is revoked and freed with the rest
         assertThat(mm.quarantinedPages()).as("quarantined pages after a close that freed them").isZero();
@@ -94,7 +56,7 @@ class ClosedManagerCountsOnlyTheMemoryItKeepsTest {
     @Test
     void pagesThatCloseKeepsForALiveThreadAreCountedUntilTheirMemoryIsFreed() throws Exception {
         MemoryManager mm = newManager();
-        Holder holder = Holder.start(mm, "held", "dropped");
+        MemoryManagerConformanceTest.Worker holder = holder(mm, "held", "dropped");
         mm.releaseAll("dropped");
         assertThat(mm.quarantinedPages()).isEqualTo(1);
 
@@ -105,7 +67,7 @@ class ClosedManagerCountsOnlyTheMemoryItKeepsTest {
         assertThat(mm.usedPages()).as("held by no owner").isZero();
         assertThat(mm.toString()).contains("used 8.0 KiB");
 
-        holder.end();
+        holder.finish();
         holder = null;
         // the kept memory is freed once the ended thread is collected
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

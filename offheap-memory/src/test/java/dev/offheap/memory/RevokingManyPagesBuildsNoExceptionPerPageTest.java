@@ -11,9 +11,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,35 +40,14 @@ class RevokingManyPagesBuildsNoExceptionPerPageTest {
                 .pageAccess(PageAccess.CONFINED).pageSize(PAGE).totalSize((long) PAGES * PAGE).build();
     }
 
-    /** A thread that allocates {@code count} pages for {@code owner}, and ends when {@code mayEnd} opens. */
-    private static Thread allocateOnAnotherThread(MemoryManager mm, String owner, int count, CountDownLatch mayEnd)
+    /** A worker thread that has allocated {@code count} pages for {@code owner} and waits to end. */
+    private static MemoryManagerConformanceTest.Worker allocateOnAnotherThread(MemoryManager mm, String owner, int count)
             throws InterruptedException {
-        CountDownLatch allocated = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread thread = Thread.ofPlatform().start(() -> {
-            try {
-                mm.allocatePages(owner, count);
-            } catch (Throwable e) {
-                failure.set(e);
-            } finally {
-                allocated.countDown();
-            }
-            try {
-                mayEnd.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        allocated.await();
-        assertThat(failure.get()).as("the other thread's allocation").isNull();
-        return thread;
+        return MemoryManagerConformanceTest.Worker.start(() -> mm.allocatePages(owner, count), () -> { });
     }
 
-    private static Thread allocatedByAnEndedThread(MemoryManager mm, String owner, int count) throws InterruptedException {
-        Thread thread = allocateOnAnotherThread(mm, owner, count, new CountDownLatch(0));
-        thread.join(10_000);
-        assertThat(thread.isAlive()).isFalse();
-        return thread;
+    private static void allocatedByAnEndedThread(MemoryManager mm, String owner, int count) throws InterruptedException {
+        allocateOnAnotherThread(mm, owner, count).finish();
     }
 
     /** Runs {@code action} on this thread and counts the WrongThreadExceptions built on it meanwhile. */
@@ -122,30 +99,25 @@ class RevokingManyPagesBuildsNoExceptionPerPageTest {
 
     @Test
     void closeWithPagesOfALiveThread() throws Exception {
-        CountDownLatch mayEnd = new CountDownLatch(1);
         MemoryManager mm = newManager();
-        Thread worker = allocateOnAnotherThread(mm, "worker", PAGES, mayEnd);
+        MemoryManagerConformanceTest.Worker worker = allocateOnAnotherThread(mm, "worker", PAGES);
         try {
             long built = wrongThreadExceptionsBuiltBy(mm::close);
             assertThat(built).as("WrongThreadExceptions built by a close that keeps %d pages", PAGES).isZero();
             assertThat(reports).singleElement().asString()
                     .contains(PAGES + " pages confined to live threads are kept");
         } finally {
-            mayEnd.countDown();
-            worker.join(10_000);
+            worker.finish();
         }
     }
 
     @Test
     void recyclingQuarantinedPagesOfAnEndedThread() throws Exception {
-        CountDownLatch mayEnd = new CountDownLatch(1);
         try (MemoryManager mm = newManager()) {
-            Thread worker = allocateOnAnotherThread(mm, "worker", PAGES, mayEnd);
+            MemoryManagerConformanceTest.Worker worker = allocateOnAnotherThread(mm, "worker", PAGES);
             mm.releaseAll("worker"); // the thread is alive: every page is quarantined
             assertThat(mm.quarantinedPages()).isEqualTo(PAGES);
-            mayEnd.countDown();
-            worker.join(10_000);
-            assertThat(worker.isAlive()).isFalse();
+            worker.finish(); // the thread has ended
             long built = wrongThreadExceptionsBuiltBy(() -> {
                 List<MemorySegment> pages = mm.allocatePages("next", PAGES); // needs the quarantined pages back
                 mm.release(pages);
