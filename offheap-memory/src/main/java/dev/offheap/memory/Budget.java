@@ -494,7 +494,11 @@ public final class Budget implements AutoCloseable {
         if (first == null) {
             return next;
         }
-        first.addSuppressed(next);
+        // a reporter that throws one shared instance throws it again for a child: addSuppressed(itself) throws
+        // IllegalArgumentException, which ended close midway (children open, bytes not returned)
+        if (first != next) {
+            first.addSuppressed(next);
+        }
         return first;
     }
 
