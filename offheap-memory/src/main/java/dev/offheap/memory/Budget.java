@@ -434,7 +434,9 @@ public final class Budget implements AutoCloseable {
      * are closed and their bytes returned all the same. Closing twice does nothing.
      *
      * @throws RuntimeException what the leak reporter threw for this budget or one of its children (the
-     *                          first; later ones are suppressed in it; an {@link Error} is rethrown as is)
+     *                          first; later ones are suppressed in it; an {@link Error}, or a checked exception
+     *                          that a reporter in another language or with a "sneaky throw" threw, is rethrown
+     *                          as is)
      */
     @Override
     public void close() {
@@ -464,14 +466,16 @@ public final class Budget implements AutoCloseable {
             try {
                 leakReporter.accept("budget '" + path + "' closed with " + ByteSize.format(stillUsed) + " ("
                         + stillUsed + " bytes) still reserved:\n" + usageReport().stripTrailing());
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
+                // Throwable: a Consumer may still throw a checked exception (one written in Kotlin, or a
+                // sneaky throw); let through, it ended close here, with the children open and the bytes kept
                 failure = e;
             }
         }
         for (Budget child : List.copyOf(children)) {
             try {
                 child.close();
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
                 failure = firstOrSuppressed(failure, e);
             }
         }
@@ -483,11 +487,15 @@ public final class Budget implements AutoCloseable {
             parent.children.remove(this);
             parent.subtract(Math.max(reservation, usedAtClose));
         }
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        } else if (failure instanceof Error e) {
-            throw e;
+        if (failure != null) {
+            throw Budget.<RuntimeException>rethrow(failure);
         }
+    }
+
+    /** Throws {@code t} as it is, checked or not (a leak reporter's exception, which close gives out unchanged). */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T rethrow(Throwable t) throws T {
+        throw (T) t;
     }
 
     private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
