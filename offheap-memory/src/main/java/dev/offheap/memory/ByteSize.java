@@ -90,6 +90,13 @@ public final class ByteSize {
     }
 
     private static String formatUnitValue(double value) {
-        return value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : String.format(Locale.ROOT, "%.1f", value);
+        if (value < 100) {
+            String oneDecimal = String.format(Locale.ROOT, "%.1f", value);
+            if (Double.parseDouble(oneDecimal) < 100) {
+                return oneDecimal;
+            }
+            // 99.95 up to 100 rounds to "100.0": written like the 100 it shows, "100", not with a decimal
+        }
+        return String.format(Locale.ROOT, "%.0f", value);
     }
 }
