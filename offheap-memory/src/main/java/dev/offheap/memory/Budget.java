@@ -457,9 +457,10 @@ public final class Budget implements AutoCloseable {
         if (!CLOSED.compareAndSet(this, false, true)) {
             return;
         }
-        // direct first: a release between the two reads can only make the children's share look smaller
-        long direct = directReturnedByOwner ? reservedDirectly() : 0;
-        long stillUsed = used() - direct;
+        // The owner's case counts what the children hold, each child's reserved(), not used() - reservedDirectly():
+        // a reserve racing this close (one that read the budget open) landed between those two reads, and
+        // its bytes were reported as held by children, on budgets without any
+        long stillUsed = directReturnedByOwner ? heldByChildren() : used();
         Throwable failure = null;
         if (stillUsed > 0) {
             // before the children close: the report names the biggest of them
@@ -496,6 +497,15 @@ public final class Budget implements AutoCloseable {
     @SuppressWarnings("unchecked")
     private static <T extends Throwable> T rethrow(Throwable t) throws T {
         throw (T) t;
+    }
+
+    /** @return the bytes the open children hold from this budget: the sum of their {@link #reserved()} */
+    private long heldByChildren() {
+        long held = 0;
+        for (Budget child : children) {
+            held += child.reserved();
+        }
+        return held;
     }
 
     private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
