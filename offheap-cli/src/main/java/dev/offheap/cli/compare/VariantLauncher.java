@@ -109,21 +109,60 @@ public final class VariantLauncher {
         } catch (IOException e) {
             return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "could not start its JVM: " + e, 0);
         }
-        Deque<String> tail = new ArrayDeque<>();
-        List<String> causes = new ArrayList<>();
-        Thread reader = Thread.ofPlatform().daemon().name("variant-output").start(
-                () -> pump(process.getInputStream(), log, tail, causes, progress));
-        boolean finished;
+        // the variant's JVM must not outlive this one: stopped by a signal (kill, a scheduler's TERM), this JVM
+        // runs its shutdown hooks but leaves its children running, and nothing would enforce the timeout of a
+        // JVM that goes on measuring, holding the cores and the database, or hangs
+        Thread killer = new Thread(process::destroyForcibly, "variant-jvm-killer");
+        boolean hooked = addShutdownHook(killer);
+        if (!hooked) {
+            // this JVM is shutting down already
+            process.destroyForcibly();
+        }
         try {
-            finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            throw e;
+            Deque<String> tail = new ArrayDeque<>();
+            List<String> causes = new ArrayList<>();
+            Thread reader = Thread.ofPlatform().daemon().name("variant-output").start(
+                    () -> pump(process.getInputStream(), log, tail, causes, progress));
+            boolean finished;
+            try {
+                finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                throw e;
+            }
+            if (!finished) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+            return result(w, process, finished, reader, start, result, log, errorFile, tail, causes);
+        } finally {
+            if (hooked) {
+                removeShutdownHook(killer);
+            }
         }
-        if (!finished) {
-            process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    private static boolean addShutdownHook(Thread hook) {
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+            return true;
+        } catch (IllegalStateException shuttingDown) {
+            return false;
         }
+    }
+
+    private static void removeShutdownHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run: it kills the JVM, which has ended anyway
+        }
+    }
+
+    /** The result of a variant JVM that ended or was killed: its JSON, or why it failed. */
+    private VariantResult result(Workload w, Process process, boolean finished, Thread reader, long start, Path result,
+            Path log, Path errorFile, Deque<String> tail, List<String> causes) throws InterruptedException {
+        String label = w.variant().label();
         reader.join(5000);
         double seconds = (System.nanoTime() - start) / 1e9;
         // the lines that name the failure first: a stack trace with its causes (H2's run to 60 lines) pushed
