@@ -13,6 +13,7 @@ import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
 import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
+import dev.offheap.cli.compare.Durations;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -23,6 +24,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import javax.management.JMException;
 import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
@@ -52,6 +58,27 @@ public final class InspectCommand implements Command {
     private static final Set<String> VALUE_OPTIONS = Set.of("--watch", "--count");
     /** Time between snapshots when --count asks for several and --watch gives none. */
     static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+    /**
+     * How long the JVM has to answer the attach (with its JMX agent's start) and each snapshot. A JVM that
+     * does not answer (stopped by SIGSTOP or a debugger, or hung) was waited for without end: its attach
+     * listener and JMX agent, once started, accept the connection, and neither the attach protocol nor RMI
+     * times out a read.
+     */
+    static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Duration answerTimeout;
+
+    /** The command as {@code bin/offheap} runs it. */
+    public InspectCommand() {
+        this(ANSWER_TIMEOUT);
+    }
+
+    /**
+     * @param answerTimeout how long the JVM has to answer the attach and each snapshot (tests shorten it)
+     */
+    public InspectCommand(Duration answerTimeout) {
+        this.answerTimeout = answerTimeout;
+    }
 
     @Override
     public String name() {
@@ -101,7 +128,9 @@ public final class InspectCommand implements Command {
                   -h, --help   this help
 
                 The JVM must allow attaching (the default; -XX:+DisableAttachMechanism forbids it) and run as
-                the same user. Exit codes: 0 success, 1 the JVM could not be inspected, 2 a bad command line.
+                the same user, and answer the attach and each snapshot within 30 s (a JVM stopped by a
+                debugger or SIGSTOP does not). Exit codes: 0 success, 1 the JVM could not be inspected, 2 a
+                bad command line.
                 """;
     }
 
@@ -182,21 +211,39 @@ public final class InspectCommand implements Command {
             list(out);
             return;
         }
-        try (Connection connection = connect(args.pid())) {
+        long pid = args.pid();
+        Connection connection;
+        try {
+            connection = answered(() -> connect(pid), Connection::close);
+        } catch (TimeoutException e) {
+            throw new CommandException(notAnswering(pid) + " to the attach; is it stopped (SIGSTOP, a debugger) or hung?");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CommandException c) {
+                throw c;
+            }
+            throw new CommandException("cannot attach to process " + pid + ": " + e.getCause(), e.getCause());
+        }
+        try (connection) {
             for (long taken = 0; args.count() == 0 || taken < args.count(); taken++) {
                 if (taken > 0) {
                     sleep(args.interval());
                 }
                 Snapshot snapshot;
                 try {
-                    snapshot = Snapshot.collect(connection.server(), args.pid(), args.reports());
-                } catch (IOException | JMException | RuntimeException e) {
-                    if (taken == 0) {
-                        throw new CommandException("cannot read JVM " + args.pid() + "'s MBeans: " + e);
+                    snapshot = answered(() -> Snapshot.collect(connection.server(), pid, args.reports()), s -> { });
+                } catch (TimeoutException | ExecutionException e) {
+                    Throwable cause = e instanceof ExecutionException ? e.getCause() : null;
+                    if (cause instanceof Error error) {
+                        throw error;
                     }
-                    // watching a JVM that has ended (or whose agent went away): the snapshots so far stand
-                    err.println("offheap inspect: JVM " + args.pid() + " can no longer be read (" + e.getMessage()
-                            + "); stopped after " + taken + (taken == 1 ? " snapshot" : " snapshots"));
+                    if (taken == 0) {
+                        throw new CommandException("cannot read JVM " + pid + "'s MBeans: "
+                                + (cause == null ? notAnswering(pid) : cause.toString()));
+                    }
+                    // watching a JVM that has ended, stopped or whose agent went away: the snapshots so far stand
+                    err.println("offheap inspect: JVM " + pid + " can no longer be read ("
+                            + (cause == null ? notAnswering(pid) : cause.getMessage()) + "); stopped after " + taken
+                            + (taken == 1 ? " snapshot" : " snapshots"));
                     return;
                 }
                 if (taken > 0 && !args.json()) {
@@ -205,6 +252,48 @@ public final class InspectCommand implements Command {
                 out.print(args.json() ? SnapshotReport.json(snapshot) : SnapshotReport.text(snapshot));
                 out.flush();
             }
+        }
+    }
+
+    private String notAnswering(long pid) {
+        return "JVM " + pid + " did not answer within " + Durations.format(answerTimeout);
+    }
+
+    /** A call to the inspected JVM, which may throw what its answer brings. */
+    private interface Call<T> {
+        T call() throws Exception;
+    }
+
+    /**
+     * Makes a call to the inspected JVM on a thread of its own and waits at most {@link #answerTimeout} for it.
+     *
+     * @param call the call
+     * @param late gets the result of a call that answers after the wait gave up (to close a connection)
+     * @return what the call returned
+     * @throws TimeoutException if it did not answer in time (the thread is left to the answer, if one comes)
+     * @throws ExecutionException with what the call threw
+     * @throws CommandException if interrupted while waiting
+     */
+    private <T> T answered(Call<T> call, Consumer<? super T> late)
+            throws TimeoutException, ExecutionException, CommandException {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        // a daemon: a thread blocked on a JVM that never answers must not keep this one from exiting
+        Thread.ofPlatform().daemon().name("inspect-call").start(() -> {
+            try {
+                answer.complete(call.call());
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+            }
+        });
+        try {
+            return answer.get(answerTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            answer.thenAccept(late);
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            answer.thenAccept(late);
+            throw new CommandException("interrupted");
         }
     }
 
@@ -249,13 +338,24 @@ public final class InspectCommand implements Command {
 
     /** A connection to a JVM's MBean server; closing it closes the JMX connection, if there is one. */
     record Connection(MBeanServerConnection server, JMXConnector connector) implements AutoCloseable {
+        /** How long closing waits for the JVM to take note: one that does not answer is left to the daemon thread. */
+        private static final long CLOSE_MILLIS = 2000;
+
         @Override
         public void close() {
             if (connector != null) {
+                // closing tells the JVM's agent, which a stopped JVM never answers
+                Thread closing = Thread.ofPlatform().daemon().name("inspect-close").start(() -> {
+                    try {
+                        connector.close();
+                    } catch (IOException e) {
+                        // the JVM may have ended: nothing is left to close
+                    }
+                });
                 try {
-                    connector.close();
-                } catch (IOException e) {
-                    // the JVM may have ended: nothing is left to close
+                    closing.join(CLOSE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
         }

@@ -327,7 +327,7 @@ class InspectCommandTest {
     }
 
     /** Starts {@link InspectTarget} on this JVM's class path and waits until it says it is ready. */
-    private static Process startTarget() throws IOException {
+    static Process startTarget() throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-cp",
                 System.getProperty("java.class.path"), InspectTarget.class.getName())
