@@ -220,8 +220,7 @@ public final class CompareCommand implements Command {
         } catch (IllegalStateException e) {
             throw new CommandException(e.getMessage(), e);
         } catch (RuntimeException e) {
-            // a corrupt database that cannot be deleted (UncheckedIOException), or H2 failing otherwise: a
-            // message and exit code 1, not a stack trace
+            // H2 failing otherwise: a message and exit code 1, not a stack trace
             throw new CommandException("cannot prepare the offer database in " + o.db() + ": " + e, e);
         }
     }

@@ -1,7 +1,6 @@
 package dev.offheap.cli.compare;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -103,7 +102,8 @@ public final class H2OfferStore implements OfferStore {
      * @param log told what happens: created, filled, rebuilt because corrupt
      * @return the store
      * @throws IllegalArgumentException if a count is not positive
-     * @throws IllegalStateException if the database is in use by another process, or cannot be created
+     * @throws IllegalStateException if the database is in use by another process, cannot be created, or is
+     *         corrupt and cannot be deleted for its rebuild
      */
     public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
         if (offers <= 0 || valueSize <= 0 || connections <= 0) {
@@ -320,13 +320,20 @@ public final class H2OfferStore implements OfferStore {
         }
     }
 
+    /** @throws IllegalStateException if a file of the database cannot be deleted */
     private static void deleteFiles(Path dir) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, NAME + ".*")) {
             for (Path f : files) {
-                Files.deleteIfExists(f);
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot delete the corrupt offer database " + f + " to rebuild it ("
+                            + e + "); delete it, or give another folder with --db", e);
+                }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the corrupt offer database in " + dir, e);
+            throw new IllegalStateException("cannot delete the corrupt offer database in " + dir + " to rebuild it ("
+                    + e + "); delete it, or give another folder with --db", e);
         }
     }
 

@@ -259,6 +259,9 @@ public final class ServeCommand implements Command {
                     : H2OfferStore.open(a.db(), a.keys(), a.valueSize(), a.threads(), m -> out.println("offheap serve: " + m));
         } catch (IllegalStateException e) {
             throw new CommandException(e.getMessage(), e);
+        } catch (RuntimeException e) {
+            // H2 failing otherwise: a message and exit code 1, as compare gives, not a stack trace
+            throw new CommandException("cannot prepare the offer database in " + a.db() + ": " + e, e);
         }
         OfferCache cache;
         try {
