@@ -139,6 +139,7 @@ public final class CompareCommand implements Command {
         } catch (IOException e) {
             throw new CommandException("cannot create the output folder " + o.out() + ": " + e, e);
         }
+        checkWritable(o.out());
         String store = prepareStore(o, out);
         RunInfo info = RunInfo.current(System.getProperty(BenchCommand.COMMAND_PROPERTY, "offheap") + " compare "
                 + quoted(argv), "compare");
@@ -181,12 +182,7 @@ public final class CompareCommand implements Command {
                 charts.stream().map(p -> p.getFileName().toString()).toList());
         Path md = o.out().resolve("report.md");
         Path json = o.out().resolve("results.json");
-        try {
-            Files.writeString(md, report.markdown());
-            Files.writeString(json, JsonWriter.write(report.json()));
-        } catch (IOException e) {
-            throw new CommandException("cannot write the report to " + o.out() + ": " + e, e);
-        }
+        // the table first: should the files fail after all, the run's numbers are on the screen
         out.println();
         out.print(report.table());
         report.ratioLines().forEach(l -> out.println(l));
@@ -196,6 +192,12 @@ public final class CompareCommand implements Command {
                     + Math.round(100 * CompareReport.BUSY_SHARE) + "% of the CPU during the run: times are noisy; see "
                     + md);
         }
+        try {
+            Files.writeString(md, report.markdown());
+            Files.writeString(json, JsonWriter.write(report.json()));
+        } catch (IOException e) {
+            throw new CommandException("cannot write the report to " + o.out() + ": " + e, e);
+        }
         List<Path> files = new ArrayList<>(List.of(md, json));
         files.addAll(charts);
         out.println("offheap: wrote " + String.join(", ", files.stream().map(Path::toString).toList()));
@@ -203,6 +205,28 @@ public final class CompareCommand implements Command {
         if (failed > 0) {
             throw new CommandException(failed + " of " + results.size() + " variant runs failed (shown as FAILED "
                     + "above and in " + md + "; their output is in " + logs + ")");
+        }
+    }
+
+    /**
+     * Fails before the run, which may take hours, if its output could not be written afterwards: the
+     * variants' logs and results go to {@code logs/}, the report to {@code report.md} and
+     * {@code results.json}. Found only when written, a {@code logs} that could not be created failed every
+     * variant as "could not start its JVM", and a report that could not be written lost the run.
+     */
+    private static void checkWritable(Path dir) throws CommandException {
+        for (Path file : List.of(dir.resolve("report.md"), dir.resolve("results.json"))) {
+            if (Files.isDirectory(file) || (Files.exists(file) && !Files.isWritable(file))) {
+                throw new CommandException("cannot write " + file + (Files.isDirectory(file)
+                        ? ": a directory of that name is in the way" : ": not writable"));
+            }
+        }
+        try {
+            Path logs = Files.createDirectories(dir.resolve("logs"));
+            Files.delete(Files.createTempFile(dir, ".offheap-compare-", ".tmp"));
+            Files.delete(Files.createTempFile(logs, ".offheap-compare-", ".tmp"));
+        } catch (IOException e) {
+            throw new CommandException("cannot write to the output folder " + dir + ": " + e, e);
         }
     }
 
