@@ -294,6 +294,12 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             timeout = defaultTimeout(duration != null ? duration : rate == 0 ? Duration.ZERO
                     : Duration.ofSeconds(n / rate, (n % rate) * 1_000_000_000L / rate));
         }
+        if (loader == Workload.Loader.DATABASE) {
+            String unusable = H2OfferStore.unusableFolder(db != null ? db : defaultDb());
+            if (unusable != null) {
+                throw new UsageException("--db: " + unusable);
+            }
+        }
         String tooMany = loader != Workload.Loader.DATABASE ? null : H2OfferStore.tooManyOffers(
                 keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0));
         if (tooMany != null) {

@@ -49,6 +49,18 @@ public final class H2OfferStore implements OfferStore {
                 + " %,d offers (%,d MB of text), more than the %,d it may: a smaller --keys, or --loader memory", offers,
                 offers * Offers.TEXT_BYTES / 1_000_000, MAX_OFFERS);
     }
+    /**
+     * @param dir a database folder
+     * @return null if H2 can open a database in it, else why not, for a usage message: H2 reads what follows
+     *         a {@code ;} in its JDBC URL as settings, so a folder whose path has one can never be opened (and
+     *         its rest would be taken for settings, even {@code INIT} scripts)
+     */
+    public static String unusableFolder(Path dir) {
+        String path = dir.toAbsolutePath().toString();
+        return path.indexOf(';') < 0 ? null : "H2 cannot open a database in a folder whose path has a ';': " + path
+                + "; give another folder";
+    }
+
     /** Changes whenever the schema or the generated data change, so that an old database is rebuilt. */
     static final int FORMAT = 1;
     private static final int H2_DATABASE_ALREADY_OPEN = 90020;
@@ -101,7 +113,8 @@ public final class H2OfferStore implements OfferStore {
      * @param connections how many loads may query at once, 1 or more (usually the thread count)
      * @param log told what happens: created, filled, rebuilt because corrupt
      * @return the store
-     * @throws IllegalArgumentException if a count is not positive
+     * @throws IllegalArgumentException if a count is not positive, or the folder's path is one H2 cannot open
+     *         ({@link #unusableFolder(Path)})
      * @throws IllegalStateException if the database is in use by another process, cannot be created, or is
      *         corrupt and cannot be deleted for its rebuild
      */
@@ -109,6 +122,10 @@ public final class H2OfferStore implements OfferStore {
         if (offers <= 0 || valueSize <= 0 || connections <= 0) {
             throw new IllegalArgumentException("offers (" + offers + "), value size (" + valueSize
                     + " bytes) and connections (" + connections + ") must be positive");
+        }
+        String unusable = unusableFolder(dir);
+        if (unusable != null) {
+            throw new IllegalArgumentException(unusable);
         }
         try {
             Files.createDirectories(dir);

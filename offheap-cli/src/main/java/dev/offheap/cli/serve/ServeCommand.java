@@ -189,6 +189,12 @@ public final class ServeCommand implements Command {
         if (db != null && memory) {
             throw new UsageException("--db applies to --loader db only");
         }
+        if (!memory) {
+            String unusable = H2OfferStore.unusableFolder(db != null ? db : CompareOptions.defaultDb());
+            if (unusable != null) {
+                throw new UsageException("--db: " + unusable);
+            }
+        }
         String tooMany = memory ? null : H2OfferStore.tooManyOffers(keys != 0 ? keys : 2L * maxEntries);
         if (tooMany != null) {
             throw new UsageException(tooMany);
