@@ -252,6 +252,14 @@ public final class BenchCommand implements Command {
                     String name = p.substring(0, eq);
                     // an empty item would pass here and fail only in JMH's forks, after the build-up of a run
                     List<String> values = items("--param", p.substring(eq + 1));
+                    // JMH would measure a value given twice twice, and the report show two rows for one setting
+                    Set<String> distinct = new LinkedHashSet<>();
+                    for (String v : values) {
+                        if (!distinct.add(v)) {
+                            throw new UsageException("--param: " + name + " names the value " + v + " twice in '"
+                                    + p.substring(eq + 1) + "'");
+                        }
+                    }
                     List<String> before = params.putIfAbsent(name, values);
                     if (before != null) {
                         List<String> all = new ArrayList<>(before);
