@@ -416,12 +416,21 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         return Double.isNaN(ms) ? "n/a" : String.format(Locale.ROOT, "%.2f ms", ms);
     }
 
+    /**
+     * @param micros a latency in microseconds, or NaN
+     * @return it to three significant digits below a millisecond ({@code 0.350 us}, {@code 3.60 us},
+     *         {@code 42.3 us}, {@code 523 us}), in milliseconds from there ({@code 1.23 ms}), or n/a: whole
+     *         microseconds showed a 0.35 us hit as "0 us"
+     */
     static String latency(double micros) {
         if (Double.isNaN(micros)) {
             return "n/a";
         }
-        return micros >= 1000 ? String.format(Locale.ROOT, "%.2f ms", micros / 1000)
-                : String.format(Locale.ROOT, "%.0f us", micros);
+        if (micros >= 1000) {
+            return String.format(Locale.ROOT, "%.2f ms", micros / 1000);
+        }
+        String pattern = micros < 1 ? "%.3f us" : micros < 10 ? "%.2f us" : micros < 100 ? "%.1f us" : "%.0f us";
+        return String.format(Locale.ROOT, pattern, micros);
     }
 
     static String rate(double perSecond) {
