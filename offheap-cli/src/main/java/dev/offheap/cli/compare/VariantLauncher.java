@@ -201,7 +201,7 @@ public final class VariantLauncher {
      * @param exitCode the JVM's exit code, not 0
      * @param tail the lines of its output that explain a failure, then its last lines
      * @param crashReport the hs_err file it left, or null
-     * @return one line: out of memory, crashed, or the worker's error
+     * @return one line: out of memory (of the heap, or of native memory), crashed, or the worker's error
      */
     static String failureReason(int exitCode, List<String> tail, Path crashReport) {
         for (String line : tail) {
@@ -209,6 +209,14 @@ public final class VariantLauncher {
             if (oom >= 0) {
                 return "out of memory: " + line.substring(oom).trim() + " (exit code " + exitCode + ")";
             }
+        }
+        // HotSpot's own fatal error when the machine cannot back its memory (the heap, or native memory it needs):
+        // an hs_err file as for a crash, but what happened is out of memory, and the next line says how much
+        if (tail.stream().anyMatch(l -> l.contains(NO_NATIVE_MEMORY) || l.contains(NATIVE_ALLOCATION))) {
+            String what = tail.stream().filter(l -> l.contains(NATIVE_ALLOCATION)).findFirst()
+                    .or(() -> tail.stream().filter(l -> l.contains(NO_NATIVE_MEMORY)).findFirst()).orElseThrow();
+            return "out of memory: the JVM could not get native memory: " + what.replaceFirst("^#\\s*", "").trim()
+                    + " (exit code " + exitCode + ")" + (crashReport != null ? "; crash report " + crashReport : "");
         }
         if (crashReport != null || exitCode >= 128) {
             String how = exitCode >= 128 ? "killed by signal " + (exitCode - 128) : "exit code " + exitCode;
@@ -235,8 +243,14 @@ public final class VariantLauncher {
      */
     private static boolean explainsFailure(String line) {
         return line.startsWith(WORKER_FAILED) || line.contains("java.lang.OutOfMemoryError") || line.startsWith("Error: ")
-                || line.contains("Could not create the Java Virtual Machine");
+                || line.contains("Could not create the Java Virtual Machine") || line.contains(NO_NATIVE_MEMORY)
+                || line.contains(NATIVE_ALLOCATION);
     }
+
+    /** HotSpot's fatal error when the machine cannot give it memory. */
+    private static final String NO_NATIVE_MEMORY = "There is insufficient memory for the Java Runtime Environment";
+    /** The line after {@link #NO_NATIVE_MEMORY}: what it asked for, e.g. "(mmap) failed to map 4398046511104 bytes". */
+    private static final String NATIVE_ALLOCATION = "Native memory allocation (";
 
     /**
      * Copies the JVM's output to its log, keeps the last lines and the first ones that explain a failure
