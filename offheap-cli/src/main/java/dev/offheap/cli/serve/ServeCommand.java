@@ -279,16 +279,33 @@ public final class ServeCommand implements Command {
             throw new CommandException("cannot build the " + a.variant().label() + " cache: " + e, e);
         }
         OfferService service = new OfferService(cache, store);
+        InetSocketAddress address = new InetSocketAddress(a.bind(), a.port());
         try {
-            return OfferServer.start(service, a.variant().label(), new InetSocketAddress(a.bind(), a.port()), a.threads());
+            return OfferServer.start(service, a.variant().label(), address, a.threads());
         } catch (BindException e) {
             service.close();
-            throw new CommandException("cannot listen on " + a.bind() + ":" + a.port() + " (" + e.getMessage()
-                    + "); pick another port with --port", e);
+            // the same exception for a port in use and for an address that is not this machine's, where another
+            // port fails all the same
+            throw new CommandException("cannot listen on " + a.bind() + ":" + a.port() + " (" + e.getMessage() + "); "
+                    + (isThisMachines(address) ? "pick another port with --port" : a.bind() + " is not an address of "
+                    + "this machine: pick one of its addresses with --bind (127.0.0.1, or 0.0.0.0 for all)"), e);
         } catch (IOException | RuntimeException e) {
             // an unresolvable --bind surfaces as an unchecked exception from the socket layer
             service.close();
             throw new CommandException("cannot start the HTTP server on " + a.bind() + ":" + a.port() + ": " + e, e);
+        }
+    }
+
+    /** @return whether the address is one this machine can listen on: any, loopback, or one of its interfaces' */
+    private static boolean isThisMachines(InetSocketAddress address) {
+        java.net.InetAddress ip = address.getAddress();
+        if (ip == null) {
+            return false;
+        }
+        try {
+            return ip.isAnyLocalAddress() || ip.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(ip) != null;
+        } catch (java.net.SocketException e) {
+            return true; // cannot tell: the port is the likelier cause
         }
     }
 
