@@ -382,8 +382,15 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     }
 
     private static <T> List<T> distinct(String option, List<T> list) throws UsageException {
-        if (new LinkedHashSet<>(list).size() != list.size()) {
-            throw new UsageException(option + ": the list " + list + " names a value twice");
+        java.util.Set<T> seen = new LinkedHashSet<>();
+        for (T item : list) {
+            if (!seen.add(item)) {
+                // as the command line writes them: a variant's label, not its Java constant
+                java.util.function.Function<Object, String> text = v -> v instanceof Variant variant ? variant.label()
+                        : String.valueOf(v);
+                throw new UsageException(option + ": the list " + list.stream().map(text).toList() + " names "
+                        + text.apply(item) + " twice");
+            }
         }
         return List.copyOf(list);
     }

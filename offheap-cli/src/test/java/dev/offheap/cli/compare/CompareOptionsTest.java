@@ -88,7 +88,7 @@ class CompareOptionsTest {
         "--value-size=-5;--value-size: expected a size in bytes",
         "--value-size 0;--value-size: expected a size from 1 B",
         "--value-size 100000,,2;--value-size: empty item in the list",
-        "--value-size 1000,1000;--value-size: the list [1000, 1000] names a value twice",
+        "--value-size 1000,1000;--value-size: the list [1000, 1000] names 1000 twice",
         "--value-size 1g;--value-size: expected a size from 1 B to 64.0 MiB",
         "--max-entries 0;--max-entries: expected a whole number from 1",
         "--max-entries abc;--max-entries: expected a whole number from 1 to 10000000, got 'abc'",
