@@ -275,7 +275,15 @@ public final class BenchCommand implements Command {
                     }
                     gc = true;
                 }
-                case "--report" -> reports.add(Path.of(nonEmpty(arg, value != null ? value : next(argv, ++i, arg))));
+                case "--report" -> {
+                    String file = nonEmpty(arg, value != null ? value : next(argv, ++i, arg));
+                    Path json = Path.of(file);
+                    // the report's suite is the file's name: a path without one (the root) has none
+                    if (json.getFileName() == null) {
+                        throw new UsageException("--report: expected a JMH JSON file, got '" + file + "'");
+                    }
+                    reports.add(json);
+                }
                 default -> {
                     if (arg.startsWith("-")) {
                         throw new UsageException("unknown option '" + argv.get(i) + "'");
