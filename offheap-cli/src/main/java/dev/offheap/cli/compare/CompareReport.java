@@ -225,7 +225,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 .append("and collector. How the numbers are taken: `docs/compare.md`.\n\n");
         sb.append("## Run\n\n");
         sb.append("| | |\n|---|---|\n");
-        sb.append("| command | `").append(run.command()).append("` |\n");
+        // a path's '|' (the command line's --db and --out, the store's database) would split its row's cell
+        sb.append("| command | `").append(escape(run.command())).append("` |\n");
         sb.append("| date | ").append(run.date()).append(" |\n");
         sb.append("| machine | ").append(run.cpu()).append(", ").append(run.cores()).append(" cores, ")
                 .append(run.memory()).append(", ").append(run.os()).append(" |\n");
@@ -248,7 +249,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 .append(options.rate() == 0 ? "closed loop: each thread sends its next request when the last returns"
                         : String.format(Locale.ROOT, "open loop: %,d requests/s scheduled, each timed from its scheduled "
                                 + "start", options.rate())).append(" |\n");
-        sb.append("| store | ").append(storeDescription).append(" |\n");
+        sb.append("| store | ").append(escape(storeDescription)).append(" |\n");
         double maxOthers = results.stream().filter(VariantResult::ok).mapToDouble(VariantResult::othersCpuShare)
                 .filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
         if (!Double.isNaN(maxOthers)) {
