@@ -251,6 +251,11 @@ public final class InspectCommand implements Command {
                 }
                 out.print(args.json() ? SnapshotReport.json(snapshot) : SnapshotReport.text(snapshot));
                 out.flush();
+                if (out.checkError()) {
+                    // nobody reads any more (`inspect --watch 1s | head`): a PrintStream keeps its write failures
+                    // to itself, and the watch would go on for as long as the JVM runs
+                    return;
+                }
             }
         }
     }
