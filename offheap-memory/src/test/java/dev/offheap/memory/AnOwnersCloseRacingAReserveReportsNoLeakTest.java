@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,53 +24,30 @@ class AnOwnersCloseRacingAReserveReportsNoLeakTest {
     @ValueSource(booleans = {false, true})
     void noLeakIsReportedWhenNoChildHoldsAnything(boolean hadAChild) throws Exception {
         List<String> reports = new CopyOnWriteArrayList<>();
-        AtomicReference<Budget> offered = new AtomicReference<>();
-        AtomicReference<Budget> inUse = new AtomicReference<>();
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread worker = new Thread(() -> {
-            while (!stop.get()) {
-                Budget b = offered.get();
-                if (b == null) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                inUse.set(b);
-                if (offered.get() == b) {
-                    try {
-                        b.reserve(1);
-                        b.release(1);
-                    } catch (IllegalStateException closed) {
-                        // refused after close
-                    }
-                }
-                inUse.set(null);
-            }
-        });
-        worker.setDaemon(true);
-        worker.start();
         int rounds = 20_000;
-        try {
+        try (BudgetRaceTest.Worker worker = new BudgetRaceTest.Worker(b -> {
+            try {
+                b.reserve(1);
+                b.release(1);
+            } catch (IllegalStateException closed) {
+                // refused after close
+            }
+        })) {
             for (int round = 0; round < rounds && reports.isEmpty(); round++) {
                 Budget parent = Budget.root("process", 1 << 20, reports::add);
                 Budget managers = parent.child("manager-" + round, 1 << 10, 1 << 10);
                 if (hadAChild) {
                     managers.child("gone", 10).close(); // direct counting on, nothing held by children
                 }
-                offered.set(managers);
+                worker.offer(managers);
                 for (int spin = round % 200; spin > 0; spin--) {
                     Thread.onSpinWait();
                 }
                 managers.closeReturningDirect();
-                offered.set(null);
-                while (inUse.get() == managers) {
-                    Thread.onSpinWait();
-                }
+                worker.withdraw(managers);
                 assertThat(parent.used()).as("round %d", round).isZero();
                 parent.close();
             }
-        } finally {
-            stop.set(true);
-            worker.join(5_000);
         }
         assertThat(reports).as("leak reports of budgets whose children held nothing").isEmpty();
     }

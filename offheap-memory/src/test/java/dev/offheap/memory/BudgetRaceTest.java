@@ -18,7 +18,7 @@ class BudgetRaceTest {
      * {@link #withdraw} returns only once the worker no longer touches the budget (a Dekker handshake on
      * two volatile references), so the caller can then look at quiescent counters.
      */
-    private static final class Worker implements AutoCloseable {
+    static final class Worker implements AutoCloseable {
         final AtomicReference<Budget> offered = new AtomicReference<>();
         final AtomicReference<Budget> inUse = new AtomicReference<>();
         final AtomicBoolean stop = new AtomicBoolean();
