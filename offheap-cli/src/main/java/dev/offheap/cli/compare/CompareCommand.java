@@ -127,7 +127,8 @@ public final class CompareCommand implements Command {
                     for (Variant v : o.variants()) {
                         Workload w = o.workload(v, size, entries);
                         String name = fileName(w);
-                        out.println("  " + String.join(" ", launcher.command(w, o.out().resolve("logs").resolve(name
+                        // quoted as a shell reads them: a path with a space is one argument
+                        out.println("  " + quoted(launcher.command(w, o.out().resolve("logs").resolve(name
                                 + ".json"), o.out().resolve("logs").resolve(name + "-hs_err.log"))));
                     }
                 }
