@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * <p>The database is created on first use and filled deterministically; a database with fewer offers
  * than asked for gets the missing ones. One that cannot be opened, lacks the tables, has a row that
  * cannot be read or holds other data than {@link Offers} generates (every offer's text is read and
- * compared when it is opened) is deleted and rebuilt, with a message saying so.
+ * compared when it is opened) is deleted and rebuilt, with a message saying so. A read-only one (H2 opens a
+ * file it may not write read-only) is used as it is, and is a failure, not corruption, when it holds too few.
  *
  * <p>Threading: {@link #load(long)} may be called from any number of threads; each borrows one of the
  * store's connections (as many as {@code connections}) for the query.
@@ -115,8 +116,8 @@ public final class H2OfferStore implements OfferStore {
      * @return the store
      * @throws IllegalArgumentException if a count is not positive, or the folder's path is one H2 cannot open
      *         ({@link #unusableFolder(Path)})
-     * @throws IllegalStateException if the database is in use by another process, cannot be created, or is
-     *         corrupt and cannot be deleted for its rebuild
+     * @throws IllegalStateException if the database is in use by another process, cannot be created, is
+     *         read-only with fewer offers than asked for, or is corrupt and cannot be deleted for its rebuild
      */
     public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
         if (offers <= 0 || valueSize <= 0 || connections <= 0) {
@@ -176,6 +177,13 @@ public final class H2OfferStore implements OfferStore {
                 }
                 c.commit();
                 have = 0;
+            }
+            if (have < offers && c.isReadOnly()) {
+                // H2 opens a file it may not write read-only; the missing offers' insert failed as "The database
+                // is read only", which was taken for corruption, and the user's file deleted and rebuilt
+                throw new IllegalStateException("the offer database " + file + " is read-only and holds " + have
+                        + " offers, fewer than the " + offers + " needed: make it writable, or give another folder"
+                        + " with --db");
             }
             if (have < offers) {
                 long start = System.nanoTime();
