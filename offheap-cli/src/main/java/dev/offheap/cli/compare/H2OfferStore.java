@@ -135,6 +135,11 @@ public final class H2OfferStore implements OfferStore {
         }
         Path file = dir.resolve(NAME + ".mv.db");
         boolean existed = Files.exists(file);
+        if (!existed && !Files.isWritable(dir)) {
+            // H2 cannot create the file, and its error read as a corrupt database that could not be rebuilt
+            throw new IllegalStateException("cannot create the offer database in " + dir + ": the folder is not"
+                    + " writable; give another folder with --db");
+        }
         try {
             prepare(dir, offers, log, existed);
         } catch (CorruptDatabaseException e) {
