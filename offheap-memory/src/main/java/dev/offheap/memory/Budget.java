@@ -1,5 +1,6 @@
 package dev.offheap.memory;
 
+import dev.offheap.memory.internal.Failures;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -477,7 +478,7 @@ public final class Budget implements AutoCloseable {
             try {
                 child.close();
             } catch (Throwable e) {
-                failure = firstOrSuppressed(failure, e);
+                failure = Failures.firstOrSuppressed(failure, e);
             }
         }
         // the count and the closed mark in one step: a reserve ordered before it is in usedAtClose (and goes
@@ -508,17 +509,6 @@ public final class Budget implements AutoCloseable {
         return held;
     }
 
-    private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        // a reporter that throws one shared instance throws it again for a child: addSuppressed(itself) throws
-        // IllegalArgumentException, which ended close midway (children open, bytes not returned)
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
-    }
 
     @Override
     public String toString() {

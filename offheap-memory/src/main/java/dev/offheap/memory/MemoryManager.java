@@ -1,5 +1,6 @@
 package dev.offheap.memory;
 
+import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.internal.FileSpace;
 import dev.offheap.memory.internal.MappedRegions;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
@@ -817,7 +818,7 @@ public final class MemoryManager implements AutoCloseable {
                 }
             }
         } catch (RuntimeException | Error e) {
-            failure = firstOrSuppressed(failure, e);
+            failure = Failures.firstOrSuppressed(failure, e);
         }
         int retained = 0;
         for (int slot = 0; slot < totalPages; slot++) {
@@ -836,7 +837,7 @@ public final class MemoryManager implements AutoCloseable {
                         quarantinedPages.decrementAndGet();
                     }
                 } catch (RuntimeException | Error e) {
-                    failure = firstOrSuppressed(failure, e);
+                    failure = Failures.firstOrSuppressed(failure, e);
                     if (lease.arena != null && lease.arena.scope().isAlive()) {
                         // neither revoked nor left to a cleaner: its chunk must never be freed under the page
                         chunks[slot >>> chunkShift].retained.incrementAndGet();
@@ -849,7 +850,7 @@ public final class MemoryManager implements AutoCloseable {
                 try {
                     chunk.releaseRetained();
                 } catch (RuntimeException | Error e) {
-                    failure = firstOrSuppressed(failure, e);
+                    failure = Failures.firstOrSuppressed(failure, e);
                 }
             }
         }
@@ -875,7 +876,7 @@ public final class MemoryManager implements AutoCloseable {
                 }
             }
         } catch (RuntimeException | Error e) {
-            failure = firstOrSuppressed(failure, e);
+            failure = Failures.firstOrSuppressed(failure, e);
         }
         if (failure instanceof RuntimeException e) {
             throw e;
@@ -885,15 +886,6 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    private static Throwable firstOrSuppressed(Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
-    }
 
     // =================================================================== internals: slots
 

@@ -1,5 +1,6 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.internal.PlatformMBeans;
@@ -384,13 +385,13 @@ public final class StackAllocator implements AutoCloseable {
                 try {
                     warnOpenFrames(s);
                 } catch (RuntimeException | Error e) {
-                    failure = firstFailure(failure, e);
+                    failure = Failures.firstOrSuppressed(failure, e);
                 }
             }
             try {
                 freeOrRetain(s, inUse);
             } catch (RuntimeException | Error e) {
-                failure = firstFailure(failure, e);
+                failure = Failures.firstOrSuppressed(failure, e);
                 if (s.arena.scope().isAlive() && !isRetained(s)) {
                     notFreed.add(s);
                 }
@@ -399,15 +400,6 @@ public final class StackAllocator implements AutoCloseable {
         return failure;
     }
 
-    private static Throwable firstFailure(Throwable first, Throwable next) {
-        if (first == null) {
-            return next;
-        }
-        if (first != next) {
-            first.addSuppressed(next);
-        }
-        return first;
-    }
 
     private boolean isRetained(ThreadStack s) {
         synchronized (stacks) {

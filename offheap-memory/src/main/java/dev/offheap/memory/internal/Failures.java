@@ -1,0 +1,27 @@
+package dev.offheap.memory.internal;
+
+/**
+ * For close paths that go on past a failure and throw the first at the end. Not an API: the library's
+ * modules share it.
+ */
+public final class Failures {
+    private Failures() {
+    }
+
+    /**
+     * @param first the failure kept so far, or null
+     * @param next  a later failure
+     * @return {@code first} with {@code next} added to its suppressed ones, or {@code next} if there was none.
+     *         The same instance twice (a callback that throws one shared exception each time) is kept once:
+     *         {@code addSuppressed} of itself throws IllegalArgumentException, which would end the close midway
+     */
+    public static Throwable firstOrSuppressed(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        if (first != next) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+}
