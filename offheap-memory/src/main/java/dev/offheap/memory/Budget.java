@@ -489,15 +489,7 @@ public final class Budget implements AutoCloseable {
             parent.children.remove(this);
             parent.subtract(Math.max(reservation, usedAtClose));
         }
-        if (failure != null) {
-            throw Budget.<RuntimeException>rethrow(failure);
-        }
-    }
-
-    /** Throws {@code t} as it is, checked or not (a leak reporter's exception, which close gives out unchanged). */
-    @SuppressWarnings("unchecked")
-    private static <T extends Throwable> T rethrow(Throwable t) throws T {
-        throw (T) t;
+        Failures.throwIfAny(failure);
     }
 
     /** @return the bytes the open children hold from this budget: the sum of their {@link #reserved()} */

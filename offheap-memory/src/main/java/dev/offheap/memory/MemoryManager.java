@@ -878,12 +878,7 @@ public final class MemoryManager implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             failure = Failures.firstOrSuppressed(failure, e);
         }
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure != null) {
-            throw (Error) failure;
-        }
+        Failures.throwIfAny(failure);
     }
 
 

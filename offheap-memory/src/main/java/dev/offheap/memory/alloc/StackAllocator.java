@@ -327,10 +327,7 @@ public final class StackAllocator implements AutoCloseable {
                 failure.addSuppressed(new IllegalStateException("stack allocator '" + name + "': " + notFreed.size()
                         + " thread stacks stay allocated after this failure; a later close() frees them"));
             }
-            if (failure instanceof RuntimeException e) {
-                throw e;
-            }
-            throw (Error) failure;
+            Failures.throwIfAny(failure);
         }
         if (downcalls != null) {
             throw downcalls;

@@ -24,4 +24,21 @@ public final class Failures {
         }
         return first;
     }
+
+    /**
+     * Throws {@code failure} as it is, checked or not (a callback's exception, which a close gives out
+     * unchanged); does nothing for null.
+     *
+     * @param failure what {@link #firstOrSuppressed} kept, or null
+     */
+    public static void throwIfAny(Throwable failure) {
+        if (failure != null) {
+            throw Failures.<RuntimeException>unchecked(failure);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T unchecked(Throwable t) throws T {
+        throw (T) t;
+    }
 }
