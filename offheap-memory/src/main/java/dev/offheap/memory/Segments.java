@@ -82,6 +82,8 @@ public final class Segments {
     /**
      * Swaps the contents of two equally long regions, for example two fixed-size records of a
      * sort buffer. The regions may lie in the same segment or in different segments of any kind.
+     * A region swapped with itself (the same offset of the same segment, or two segments over the
+     * same memory at the same address) is left as it is, with the same checks as any swap.
      *
      * @param a       the first segment
      * @param aOffset offset of the first region in {@code a}, in bytes
@@ -91,11 +93,12 @@ public final class Segments {
      * @throws NullPointerException      if {@code a} or {@code b} is null
      * @throws IndexOutOfBoundsException if an offset or the length is negative or a region
      *                                   extends past the end of its segment
-     * @throws IllegalArgumentException  if the two regions overlap (same segment, or two segments
-     *                                   over the same memory) and {@code length > 0}: a swap of
-     *                                   overlapping regions has no meaningful result, so nothing is
-     *                                   changed; or if a segment is read-only and {@code length > 0}
-     *                                   (nothing is changed either)
+     * @throws IllegalArgumentException  if the two regions overlap without being the same region
+     *                                   (same segment, or two segments over the same memory) and
+     *                                   {@code length > 0}: a swap of partly overlapping regions has
+     *                                   no meaningful result, so nothing is changed; or if a segment
+     *                                   is read-only and {@code length > 0}, even when the regions
+     *                                   are the same (nothing is changed either)
      * @throws IllegalStateException     if a segment's arena is closed
      */
     public static void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {

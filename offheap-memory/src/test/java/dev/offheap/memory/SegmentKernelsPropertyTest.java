@@ -269,7 +269,7 @@ class SegmentKernelsPropertyTest {
 
     @ParameterizedTest
     @ValueSource(longs = {21, 22, 23})
-    void swapWithinOneSegmentMatchesTheReferenceOrRejectsOverlap(long seed) {
+    void swapWithinOneSegmentMatchesTheReferenceOrRejectsPartialOverlap(long seed) {
         Random rnd = new Random(seed);
         for (int r = 0; r < ROUNDS; r++) {
             int n = 1 + length(rnd);
@@ -286,7 +286,8 @@ class SegmentKernelsPropertyTest {
             };
             long otherOffset = other.byteSize() == size ? bo : bo - shift;
             byte[] before = bytes(s);
-            boolean overlap = ao < bo + n && bo < ao + n;
+            // the same region is no overlap: swapping it with itself changes nothing
+            boolean overlap = ao != bo && ao < bo + n && bo < ao + n;
             if (overlap) {
                 assertThatThrownBy(() -> Segments.swap(s, ao, other, otherOffset, n))
                         .isInstanceOf(IllegalArgumentException.class);

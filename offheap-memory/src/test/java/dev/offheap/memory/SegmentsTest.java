@@ -288,8 +288,10 @@ class SegmentsTest {
         byte[] before = bytes(s);
         assertThatThrownBy(() -> Segments.swap(s, 10, s, 17, 8))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overlap");
-        assertThatThrownBy(() -> Segments.swap(s, 10, s.asSlice(4), 6, 1))
+        assertThatThrownBy(() -> Segments.swap(s, 10, s.asSlice(4), 7, 2))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThat(bytes(s)).isEqualTo(before);
+        Segments.swap(s, 10, s.asSlice(4), 6, 8); // the same region is fine, and changes nothing
         assertThat(bytes(s)).isEqualTo(before);
         Segments.swap(s, 10, s, 18, 8); // adjacent is fine
         Segments.swap(s, 10, s, 10, 0); // empty is fine

@@ -18,7 +18,7 @@ public abstract class SegmentKernel {
     /** Unsigned lexicographic comparison of {@code a[aOffset, +length)} and {@code b[bOffset, +length)}. */
     public abstract int compareUnsigned(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length);
 
-    /** Swaps two equally long, non-overlapping regions. */
+    /** Swaps two equally long regions that do not overlap or are the same (then nothing changes). */
     public abstract void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length);
 
     /** A 64-bit hash of {@code s[offset, +length)}, independent of the segment kind and alignment. */

@@ -93,11 +93,14 @@ public final class SegmentKernels extends SegmentKernel {
         if (length == 0) {
             return;
         }
-        checkDisjoint(a, aOffset, b, bOffset, length);
+        boolean sameRegion = checkDisjointOrSame(a, aOffset, b, bOffset, length);
         if (a.isReadOnly() || b.isReadOnly()) {
             // before any write: the loop below wrote a first and then failed on a read-only b, and a's bytes were lost
             throw new IllegalArgumentException("swap of a read-only segment: " + (a.isReadOnly() ? a : b)
                     + "; nothing was changed");
+        }
+        if (sameRegion) {
+            return;
         }
         if (length >= BULK_SWAP_THRESHOLD) {
             swapByBulkCopies(a, aOffset, b, bOffset, length);
@@ -133,7 +136,12 @@ public final class SegmentKernels extends SegmentKernel {
         }
     }
 
-    private static void checkDisjoint(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
+    /**
+     * Returns whether the two regions are the same memory (a swap with itself, which changes nothing);
+     * throws if they overlap otherwise. The regions are in bounds and {@code length > 0}.
+     */
+    private static boolean checkDisjointOrSame(MemorySegment a, long aOffset, MemorySegment b, long bOffset,
+            long length) {
         boolean overlap;
         if (a == b) {
             overlap = aOffset < bOffset + length && bOffset < aOffset + length;
@@ -147,17 +155,32 @@ public final class SegmentKernels extends SegmentKernel {
             // Two heap views: rare, so the allocating JDK check is fine here.
             overlap = a.asSlice(aOffset, length).asOverlappingSlice(b.asSlice(bOffset, length)).isPresent();
         }
-        if (overlap) {
-            // Read a byte of each region first, so that a closed segment (or a confined one of another
-            // thread) throws the JDK's exception: the test above compares addresses, and a closed segment's
-            // address may since have been handed out again (a released MemoryManager page and the page
-            // leased after it are views of the same memory), which read as an overlap. Disjoint regions need
-            // no such read: the swap reads each before it writes either.
-            a.get(ValueLayout.JAVA_BYTE, aOffset);
-            b.get(ValueLayout.JAVA_BYTE, bOffset);
+        if (!overlap) {
+            return false;
+        }
+        // Read a byte of each region first, so that a closed segment (or a confined one of another
+        // thread) throws the JDK's exception: the test above compares addresses, and a closed segment's
+        // address may since have been handed out again (a released MemoryManager page and the page
+        // leased after it are views of the same memory), which read as an overlap (or as the same
+        // region). Disjoint regions need no such read: the swap reads each before it writes either.
+        a.get(ValueLayout.JAVA_BYTE, aOffset);
+        b.get(ValueLayout.JAVA_BYTE, bOffset);
+        // Only here, off the path of disjoint swaps: a quicksort swaps element i with j == i.
+        boolean same;
+        if (a == b) {
+            same = aOffset == bOffset;
+        } else if (a.isNative()) {
+            same = a.address() + aOffset == b.address() + bOffset;
+        } else {
+            // two equally long regions are the same when all of one overlaps the other
+            same = a.asSlice(aOffset, length).asOverlappingSlice(b.asSlice(bOffset, length))
+                    .orElseThrow().byteSize() == length;
+        }
+        if (!same) {
             throw new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
                     + ") and [" + bOffset + ", " + (bOffset + length) + ") of the same memory");
         }
+        return true;
     }
 
     @Override
