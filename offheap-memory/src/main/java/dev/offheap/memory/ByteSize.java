@@ -9,7 +9,8 @@ import java.util.Locale;
  * {@code b}, {@code k}/{@code kb}/{@code kib}, {@code m}/{@code mb}/{@code mib},
  * {@code g}/{@code gb}/{@code gib}, {@code t}/{@code tb}/{@code tib}. All suffixes are powers of
  * 1024 ({@code 32k} is 32768 bytes), as Flink's and the JVM's memory options read them.
- * Underscores and spaces between number and unit are allowed ({@code 1_000 m}).
+ * Underscores and spaces between number and unit are allowed ({@code 1_000 m}). Digits and units
+ * are ASCII: other scripts' digits (such as fullwidth {@code １２}) are refused.
  *
  * <p>Stateless and thread-safe.
  */
@@ -23,15 +24,26 @@ public final class ByteSize {
      * @param text the size; not null
      * @return the size in bytes, at least 0
      * @throws NullPointerException     if {@code text} is null
-     * @throws IllegalArgumentException if {@code text} is not a size, is negative, or overflows a long
+     * @throws IllegalArgumentException if {@code text} is not a size (including one with a character
+     *                                  that is not ASCII), is negative, or overflows a long
      */
     public static long parse(String text) {
         if (text == null) {
             throw new NullPointerException("size text is null");
         }
+        // ASCII only: Character.isDigit and Long.parseLong take other scripts' digits ("１２" was 12), and
+        // toLowerCase turns the Kelvin sign into 'k'; a size that only looks like one is a mistake to report
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c > 0x7F) {
+                throw new IllegalArgumentException("not a size in bytes: '" + text + "' has the character '" + c
+                        + "' (U+" + String.format(Locale.ROOT, "%04X", (int) c)
+                        + ") at index " + i + "; sizes are written in ASCII digits and units, such as 64m, 32k, 1g");
+            }
+        }
         String s = text.trim().replace("_", "").toLowerCase(Locale.ROOT);
         int unitStart = 0;
-        while (unitStart < s.length() && Character.isDigit(s.charAt(unitStart))) {
+        while (unitStart < s.length() && s.charAt(unitStart) >= '0' && s.charAt(unitStart) <= '9') {
             unitStart++;
         }
         if (unitStart == 0) {
