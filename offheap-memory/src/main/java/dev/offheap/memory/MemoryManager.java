@@ -2654,10 +2654,10 @@ public final class MemoryManager implements AutoCloseable {
                         case "size" -> staged.totalSize(ByteSize.parse(value));
                         case "fraction-of-heap" -> staged.totalSizeFractionOfHeap(Double.parseDouble(value));
                         case "fraction-of-physical" -> staged.totalSizeFractionOfPhysicalMemory(Double.parseDouble(value));
-                        case "type" -> staged.type(MemoryType.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "type" -> staged.type(parseEnum(MemoryType.class, value));
                         case "page-size" -> staged.pageSize(Math.toIntExact(ByteSize.parse(value)));
                         case "mapped-file" -> staged.mappedFile(Path.of(value));
-                        case "page-access" -> staged.pageAccess(PageAccess.valueOf(value.toUpperCase(Locale.ROOT)));
+                        case "page-access" -> staged.pageAccess(parseEnum(PageAccess.class, value));
                         case "preallocate" -> staged.preallocate(parseBoolean(value));
                         case "name" -> staged.name(value);
                         case "register-mbean" -> staged.registerMBean(parseBoolean(value));
@@ -2747,6 +2747,20 @@ public final class MemoryManager implements AutoCloseable {
                 throw new IllegalArgumentException("fraction must be greater than 0 and at most 1, was " + fraction);
             }
             return fraction;
+        }
+
+        private static <E extends Enum<E>> E parseEnum(Class<E> type, String value) {
+            // ASCII only: upper-casing maps some other letters onto ASCII ones ('ı' to 'I', 'ſ' to 'S', 'ﬁ' to
+            // "FI"), so valueOf(value.toUpperCase()) read "natıve" as NATIVE; equalsIgnoreCase does the same
+            if (value.chars().allMatch(c -> c < 0x80)) {
+                for (E constant : type.getEnumConstants()) {
+                    if (constant.name().equalsIgnoreCase(value)) {
+                        return constant;
+                    }
+                }
+            }
+            throw new IllegalArgumentException("expected one of " + Arrays.stream(type.getEnumConstants())
+                    .map(c -> c.name().toLowerCase(Locale.ROOT)).toList());
         }
 
         private static boolean parseBoolean(String value) {

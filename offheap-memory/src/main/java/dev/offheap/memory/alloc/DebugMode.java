@@ -85,20 +85,23 @@ public enum DebugMode {
      * {@value #SAMPLE_RATE_PROPERTY}, or {@value #DEFAULT_SAMPLE_RATE} when it is not set.
      *
      * @return N, where 1 allocation in N is tracked in {@link #SAMPLED} mode; at least 1
-     * @throws IllegalArgumentException if the property is not a positive integer
+     * @throws IllegalArgumentException if the property is not a positive integer in ASCII digits
      */
     public static int defaultSampleRate() {
         String value = System.getProperty(SAMPLE_RATE_PROPERTY);
         if (value == null || value.isBlank()) {
             return DEFAULT_SAMPLE_RATE;
         }
-        try {
-            int rate = Integer.parseInt(value.strip());
-            if (rate >= 1) {
-                return rate;
+        // ASCII only: parseInt takes any script's digits, so "１６" was 16
+        if (value.chars().allMatch(c -> c < 0x80)) {
+            try {
+                int rate = Integer.parseInt(value.strip());
+                if (rate >= 1) {
+                    return rate;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below with the property's name
             }
-        } catch (NumberFormatException ignored) {
-            // reported below with the property's name
         }
         throw new IllegalArgumentException("system property " + SAMPLE_RATE_PROPERTY + " must be a positive integer, was '"
                 + value + "'");
