@@ -780,8 +780,10 @@ public final class MemoryManager implements AutoCloseable {
      * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
      * does nothing.
      *
-     * @throws RuntimeException what the leak reporter threw, if it throws (an {@link Error} comes out as
-     *                          is); the manager is closed all the same, its budget returned to the parent.
+     * @throws RuntimeException what the leak reporter threw, if it throws, as it is (an {@link Error}, or a
+     *                          checked exception that a reporter written in another JVM language or with a
+     *                          "sneaky throw" throws, comes out unchanged); the manager is closed all the same,
+     *                          its budget returned to the parent.
      *                          The same for anything else that throws during close (a budget that refuses a
      *                          release because someone released from {@link #budget()} what the manager had
      *                          reserved, an {@link Error}): every other step still runs (pages revoked, memory
@@ -798,11 +800,13 @@ public final class MemoryManager implements AutoCloseable {
         // Every step runs whatever an earlier one threw (a budget refusing the drain's release as an over-release,
         // an Error), and the first failure is thrown at the end: the closed flag is set, so a later close() does
         // nothing, and a step skipped for good left the MBean registered (holding the manager), held pages
-        // usable, the memory allocated and the parent's budget charged.
+        // usable, the memory allocated and the parent's budget charged. Throwable, as Budget.close catches: a
+        // leak reporter is a Consumer, but one written in Kotlin (or a sneaky throw) throws checked exceptions,
+        // which went past a catch of RuntimeException and Error and lost the first failure.
         Throwable failure = null;
         try {
             drainMagazines();
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             failure = e;
         }
         StringBuilder leaks = new StringBuilder();
@@ -817,7 +821,7 @@ public final class MemoryManager implements AutoCloseable {
                             .append(ByteSize.format(reserved)).append(" reserved");
                 }
             }
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             failure = Failures.firstOrSuppressed(failure, e);
         }
         int retained = 0;
@@ -836,7 +840,7 @@ public final class MemoryManager implements AutoCloseable {
                     } else if (lease.isQuarantined()) {
                         quarantinedPages.decrementAndGet();
                     }
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     failure = Failures.firstOrSuppressed(failure, e);
                     if (lease.arena != null && lease.arena.scope().isAlive()) {
                         // neither revoked nor left to a cleaner: its chunk must never be freed under the page
@@ -849,7 +853,7 @@ public final class MemoryManager implements AutoCloseable {
             if (chunk != null) {
                 try {
                     chunk.releaseRetained();
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     failure = Failures.firstOrSuppressed(failure, e);
                 }
             }
@@ -863,20 +867,22 @@ public final class MemoryManager implements AutoCloseable {
         // the report comes last, so that a reporter that throws (a test's, failing on leaks) leaves a manager
         // closed all the way: its budget returned to the parent and its MBean gone
         try {
-            try {
-                // Everything was revoked or retained above; the budget's own count is not a leak of its own (this
-                // reports the owners). It is not released first: a release racing that (one that read closed just
-                // before it was set) would make one of the two an over-release.
-                budget.closeReturningDirect();
-            } finally {
-                if (!leaks.isEmpty() || retained > 0) {
-                    leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
-                            + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end"
-                            + " (or, in use by a native call, until nothing reaches them)" : ""));
-                }
-            }
-        } catch (RuntimeException | Error e) {
+            // Everything was revoked or retained above; the budget's own count is not a leak of its own (this
+            // reports the owners). It is not released first: a release racing that (one that read closed just
+            // before it was set) would make one of the two an over-release.
+            budget.closeReturningDirect();
+        } catch (Throwable e) {
+            // the budget's own report (of budgets made under it) throws what its reporter throws, checked or not
             failure = Failures.firstOrSuppressed(failure, e);
+        }
+        if (!leaks.isEmpty() || retained > 0) {
+            try {
+                leakReporter.accept("memory manager '" + name + "' closed while owners still held memory:" + leaks
+                        + (retained > 0 ? "\n  " + retained + " pages confined to live threads are kept until those threads end"
+                        + " (or, in use by a native call, until nothing reaches them)" : ""));
+            } catch (Throwable e) {
+                failure = Failures.firstOrSuppressed(failure, e);
+            }
         }
         Failures.throwIfAny(failure);
     }
