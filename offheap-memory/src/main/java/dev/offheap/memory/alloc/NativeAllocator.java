@@ -397,7 +397,8 @@ public final class NativeAllocator implements Allocator {
 
     /**
      * Reports live allocations (a WARNING through {@link System.Logger} and in {@link #report()}), makes
-     * every segment inaccessible, then frees all memory. Closing twice does nothing.
+     * every segment inaccessible, then frees all memory. Closing twice does nothing. The warning is logged
+     * last: what a log handler throws comes out as it is, once everything is freed.
      *
      * @throws IllegalStateException if a segment of this allocator is in use by a downcall now (its scope
      *                               cannot close, as {@link Arena#close()} says): nothing is freed, the
@@ -413,9 +414,6 @@ public final class NativeAllocator implements Allocator {
             if (!closed) {
                 AllocationReport before = report();
                 closed = true;
-                if (before.liveAllocations() > 0) {
-                    LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
-                }
                 closingReport = before;
             }
             AllocationReport before = closingReport;
@@ -457,6 +455,12 @@ public final class NativeAllocator implements Allocator {
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
             closeFinished = true;
             PlatformMBeans.unregister(mbeanName);
+            // last: the application's log handler may throw (a checked exception too, sneakily), and it then finds
+            // the work done. Warned first, a handler that threw ended close with nothing freed, and every later
+            // close() failed with a NullPointerException (the report was not kept yet) and never finished
+            if (before.liveAllocations() > 0) {
+                LOG.log(System.Logger.Level.WARNING, "closed with live allocations (freed now): " + before);
+            }
         }
     }
 

@@ -1065,7 +1065,8 @@ public final class PooledAllocator implements Allocator {
     /**
      * Reports live allocations (a WARNING through {@link System.Logger}, and in {@link #report()}),
      * makes every segment inaccessible, and gives the whole range back to the system. Closing twice does
-     * nothing.
+     * nothing. The warning is logged last: what a log handler throws comes out as it is, once everything
+     * is freed.
      *
      * <p>One exception, which the JDK imposes: a block in a page of a {@link dev.offheap.memory.PageAccess#CONFINED}
      * {@linkplain Builder#memoryManager memory manager} can be made inaccessible only by the thread that
@@ -1092,9 +1093,6 @@ public final class PooledAllocator implements Allocator {
                 closed = true;
                 if (idleTask != null) {
                     idleTask.cancel(false);
-                }
-                if (before.liveAllocations() > 0) {
-                    LOG.log(System.Logger.Level.WARNING, "closing with live allocations (freed now): " + before);
                 }
                 reportBeforeClose = before;
             }
@@ -1127,6 +1125,12 @@ public final class PooledAllocator implements Allocator {
             range.close();
             closingReport = new AllocationReport(name, debug, 0, 0, 0, before.leaks(), problems);
             PlatformMBeans.unregister(mbeanName);
+            // last: the application's log handler may throw (a checked exception too, sneakily), and it then finds
+            // the work done. Warned first, a handler that threw ended close with nothing freed, and every later
+            // close() failed with a NullPointerException before it freed anything: memory, budget and MBean kept
+            if (before.liveAllocations() > 0) {
+                LOG.log(System.Logger.Level.WARNING, "closed with live allocations (freed now): " + before);
+            }
         }
     }
 

@@ -378,16 +378,18 @@ public final class StackAllocator implements AutoCloseable {
                                    List<ThreadStack> notFreed) {
         Throwable failure = null;
         for (ThreadStack s : all) {
+            // Throwable: a log handler may throw a checked exception (sneakily, or written in Kotlin), which went
+            // past a catch of RuntimeException and Error and left the stacks after this one neither freed nor listed
             if (first && s.depth > 0) {
                 try {
                     warnOpenFrames(s);
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     failure = Failures.firstOrSuppressed(failure, e);
                 }
             }
             try {
                 freeOrRetain(s, inUse);
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
                 failure = Failures.firstOrSuppressed(failure, e);
                 if (s.arena.scope().isAlive() && !isRetained(s)) {
                     notFreed.add(s);

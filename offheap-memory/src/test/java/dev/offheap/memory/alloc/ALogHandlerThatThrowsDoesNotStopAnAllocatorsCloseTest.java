@@ -1,0 +1,156 @@
+package dev.offheap.memory.alloc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.offheap.memory.Budget;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import javax.management.MBeanServer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The allocators warn through {@link System.Logger} when they close with memory still in use, and the
+ * application's log handler may throw: an unchecked exception, or a checked one thrown sneakily (a handler
+ * written in Kotlin, or one that rethrows the IOException of a full disk).
+ *
+ * <ul>
+ *   <li>{@link PooledAllocator} and {@link NativeAllocator} warned after setting their closed flag and before
+ *       they kept the report that the rest of close works from: the close that threw freed nothing, and every
+ *       later close() failed with a NullPointerException before it freed anything, so the memory, the budget's
+ *       charge and the registered MBean were kept for good.</li>
+ *   <li>{@link StackAllocator} caught only RuntimeException and Error around the warning: a checked exception
+ *       left close midway, with the stacks after the one it warned about neither freed nor listed.</li>
+ * </ul>
+ * Now each close goes on past the handler's exception, frees everything, and throws it at the end as it is.
+ */
+class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
+    private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void sneakyThrow(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    /** Runs {@code close} with a handler on {@code logger} that throws {@code thrown} for warnings naming {@code name}. */
+    private static Throwable closeWithAFailingHandler(Class<?> logger, String name, Throwable thrown, Runnable close) {
+        Logger log = Logger.getLogger(logger.getName());
+        Handler failing = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getMessage() != null && record.getMessage().contains(name)) {
+                    sneakyThrow(thrown);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(failing);
+        try {
+            return catchThrowable(close::run);
+        } finally {
+            log.removeHandler(failing);
+        }
+    }
+
+    private static Throwable[] failures() {
+        return new Throwable[] {new IOException("disk full"), new IllegalStateException("the handler fails")};
+    }
+
+    @Test
+    void aPooledAllocatorIsClosedAllTheWay() throws Exception {
+        for (Throwable thrown : failures()) {
+            String name = "pooled-log-throws-" + thrown.getClass().getSimpleName();
+            Budget budget = Budget.root(name, 64 << 20, report -> { });
+            PooledAllocator pooled = PooledAllocator.builder().name(name).budget(budget).build();
+            MemorySegment live = pooled.allocate(100, 8);
+            assertThat(budget.used()).isPositive();
+            assertThat(SERVER.queryNames(null, null).toString()).contains(name);
+
+            Throwable closed = closeWithAFailingHandler(PooledAllocator.class, name, thrown, pooled::close);
+
+            assertThat(closed).isSameAs(thrown);
+            assertThat(pooled.isClosed()).isTrue();
+            assertThat(live.scope().isAlive()).isFalse();
+            assertThat(pooled.footprintBytes()).isZero();
+            assertThat(budget.used()).as("the budget's charge").isZero();
+            assertThat(pooled.report().problems()).anyMatch(p -> p.contains("1 live allocations"));
+            assertThat(SERVER.queryNames(null, null).toString()).as("the MBean").doesNotContain(name);
+            pooled.close(); // closing twice does nothing
+            budget.close();
+        }
+    }
+
+    @Test
+    void aNativeAllocatorIsClosedAllTheWay() throws Exception {
+        for (Throwable thrown : failures()) {
+            String name = "native-log-throws-" + thrown.getClass().getSimpleName();
+            Budget budget = Budget.root(name, 1 << 20, report -> { });
+            NativeAllocator allocator = NativeAllocator.builder().name(name).budget(budget).registerMBean(true).build();
+            MemorySegment live = allocator.allocate(100, 8);
+            assertThat(budget.used()).isEqualTo(100);
+            assertThat(SERVER.queryNames(null, null).toString()).contains(name);
+
+            Throwable closed = closeWithAFailingHandler(NativeAllocator.class, name, thrown, allocator::close);
+
+            assertThat(closed).isSameAs(thrown);
+            assertThat(live.scope().isAlive()).isFalse();
+            assertThat(allocator.allocatedBytes()).isZero();
+            assertThat(budget.used()).as("the budget's charge").isZero();
+            assertThat(allocator.report().problems()).anyMatch(p -> p.contains("1 live allocations"));
+            assertThat(SERVER.queryNames(null, null).toString()).as("the MBean").doesNotContain(name);
+            allocator.close(); // closing twice does nothing
+            budget.close();
+        }
+    }
+
+    @Test
+    void aStackAllocatorFreesEveryStack() throws Exception {
+        IOException diskFull = new IOException("disk full");
+        String name = "stack-log-throws-checked";
+        Budget budget = Budget.root(name, 1 << 20, report -> { });
+        StackAllocator stack = StackAllocator.builder().name(name).stackSize(4096).debug(DebugMode.OFF)
+                .budget(budget).registerMBean(false).build();
+        // this thread's frame is left open: close warns about it first, and the warning's handler throws
+        StackAllocator.Frame open = stack.pushFrame();
+        MemorySegment.Scope mine = open.scope();
+        MemorySegment.Scope other = scopeOfAnEndedThreadsStack(() -> stack.pushFrame());
+        assertThat(budget.used()).isEqualTo(8192);
+
+        Throwable closed = closeWithAFailingHandler(StackAllocator.class, name, diskFull, stack::close);
+
+        assertThat(closed).isSameAs(diskFull);
+        assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
+        assertThat(other.isAlive()).as("the stack after it").isFalse();
+        assertThat(budget.used()).isZero();
+        assertThat(stack.footprintBytes()).isZero();
+        assertThat(stack.stackCount()).isZero();
+        stack.close(); // nothing left: does nothing
+        budget.close();
+    }
+
+    private static MemorySegment.Scope scopeOfAnEndedThreadsStack(Supplier<StackAllocator.Frame> push)
+            throws InterruptedException {
+        AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
+        Thread thread = Thread.ofPlatform().start(() -> {
+            try (StackAllocator.Frame frame = push.get()) {
+                scope.set(frame.scope());
+            }
+        });
+        thread.join();
+        assertThat(scope.get()).isNotNull();
+        return scope.get();
+    }
+}
