@@ -92,6 +92,11 @@ public final class StackAllocator implements AutoCloseable {
     private Thread closing;
     /** Whether the management view was unregistered, which happens once. Guarded by stacks. */
     private boolean unregistered;
+    /**
+     * The first failure of a sweep ({@link #freeDeadStacks}), later ones suppressed in it, for the next
+     * {@link #close()} to throw; null if none. Guarded by stacks.
+     */
+    private Throwable sweepFailure;
 
     private StackAllocator(Builder b) {
         this.name = b.name != null ? b.name : "stack-" + NAMES.incrementAndGet();
@@ -256,7 +261,9 @@ public final class StackAllocator implements AutoCloseable {
      * stack is handled (the open-frame warning's log handler, the budget refusing a release, an {@link Error})
      * stops no other: every other stack is still freed (or kept for its thread, as above), and the first
      * failure is thrown after, the later ones suppressed in it; a stack it left allocated stays listed, and
-     * a later {@code close()} frees it.
+     * a later {@code close()} frees it. The same holds for the sweeps that free the stacks of ended threads
+     * before (see the class description): a stack a sweep freed is gone from the counts even if its budget
+     * refused the release, and the first such failure is thrown by the next {@code close()}, first.
      *
      * @throws UnsupportedOperationException if this is the process-wide {@link #defaultStack()}, which
      *                                       every thread's {@link #push()} shares and which is never closed
@@ -277,6 +284,7 @@ public final class StackAllocator implements AutoCloseable {
         }
         List<ThreadStack> all;
         boolean first;
+        Throwable swept;
         synchronized (stacks) {
             Thread self = Thread.currentThread();
             if (closing == self) {
@@ -294,14 +302,20 @@ public final class StackAllocator implements AutoCloseable {
             closing = self;
             all = new ArrayList<>(stacks);
             stacks.clear();
+            swept = sweepFailure;
+            sweepFailure = null;
             // the table references threads: a stack retained until its thread ends must not keep the thread
             java.util.Arrays.fill(stackTable, null);
         }
         List<ThreadStack> inUse = new ArrayList<>();
         List<ThreadStack> notFreed = new ArrayList<>();
-        Throwable failure = null;
+        // a sweep's failure came first
+        Throwable failure = swept;
         try {
-            failure = freeOrRetain(all, first, inUse, notFreed);
+            Throwable freeing = freeOrRetain(all, first, inUse, notFreed);
+            if (freeing != null) {
+                failure = Failures.firstOrSuppressed(failure, freeing);
+            }
         } finally {
             // kept where the next close() (and footprintBytes, stackCount) find them
             boolean last;
@@ -489,8 +503,23 @@ public final class StackAllocator implements AutoCloseable {
     private void freeDeadStacks() {
         for (int i = stacks.size() - 1; i >= 0; i--) {
             ThreadStack other = stacks.get(i);
+            if (other.thread.isAlive()) {
+                continue;
+            }
+            boolean gone;
+            try {
+                gone = free(other);
+            } catch (Throwable e) {
+                // As in close(): what throws for one stack (the budget refusing its release as an over-release, an
+                // Error) stops no other, and a stack whose memory is freed leaves the list whether or not its bytes
+                // went back. It threw out of the push or growth of whichever thread swept, which is not at fault,
+                // and left the stack listed with its arena closed: counted for good, and taken by every later free
+                // for one a downcall holds. The failure is close()'s to throw.
+                sweepFailure = Failures.firstOrSuppressed(sweepFailure, e);
+                gone = !other.arena.scope().isAlive();
+            }
             // a stack that a downcall still uses stays listed, for the next sweep
-            if (!other.thread.isAlive() && free(other)) {
+            if (gone) {
                 stacks.set(i, stacks.getLast());
                 stacks.removeLast();
             }
