@@ -27,9 +27,10 @@ import java.util.Objects;
  *   <li>a {@code null} segment or array: {@link NullPointerException} naming the argument;</li>
  *   <li>a negative offset or length, or a region outside the segment or array:
  *       {@link IndexOutOfBoundsException} whose message gives the offset, length and size;</li>
- *   <li>a segment whose arena is closed: the JDK's {@link IllegalStateException} propagates;
- *       so does its {@link WrongThreadException} for a confined segment used by another thread,
- *       and its {@link IllegalArgumentException} for writes to a read-only segment.</li>
+ *   <li>a segment whose arena is closed: the JDK's {@link IllegalStateException} propagates,
+ *       for a region of length 0 too; so does its {@link WrongThreadException} for a confined
+ *       segment used by another thread, and its {@link IllegalArgumentException} for writes to a
+ *       read-only segment.</li>
  * </ul>
  * No method ever reads or writes outside the given regions.
  *

@@ -46,6 +46,8 @@ public final class SegmentKernels extends SegmentKernel {
     private static final int SWAP_CHUNK_BYTES = 2048;
     private static final ThreadLocal<MemorySegment> SWAP_SCRATCH =
             ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[SWAP_CHUNK_BYTES]));
+    /** The target of {@link #checkAccessible}'s copy of nothing; never written. */
+    private static final byte[] NO_BYTES = new byte[0];
 
     /** Creates the kernel; hidden copies are created reflectively by {@link SegmentKernelCopies}. */
     public SegmentKernels() {
@@ -53,6 +55,16 @@ public final class SegmentKernels extends SegmentKernel {
 
     private static void checkRange(MemorySegment s, long offset, long length) {
         Objects.checkFromIndexSize(offset, length, s.byteSize());
+    }
+
+    /**
+     * For regions of length 0, which nothing reads: a closed segment (or a confined one of another thread)
+     * throws the JDK's exception all the same, as the methods promise and as fill, readBytes and writeBytes
+     * did already. The JDK's copy into an array checks the segment for any length, a segment-to-segment copy
+     * of 0 bytes does not. Works at offset == byteSize(), where no byte can be read.
+     */
+    private static void checkAccessible(MemorySegment s, long offset) {
+        MemorySegment.copy(s, ValueLayout.JAVA_BYTE, offset, NO_BYTES, 0, 0);
     }
 
     @Override
@@ -83,6 +95,10 @@ public final class SegmentKernels extends SegmentKernel {
                 return d;
             }
         }
+        if (length == 0) {
+            checkAccessible(a, aOffset);
+            checkAccessible(b, bOffset);
+        }
         return 0;
     }
 
@@ -91,6 +107,8 @@ public final class SegmentKernels extends SegmentKernel {
         checkRange(a, aOffset, length);
         checkRange(b, bOffset, length);
         if (length == 0) {
+            checkAccessible(a, aOffset);
+            checkAccessible(b, bOffset);
             return;
         }
         boolean sameRegion = checkDisjointOrSame(a, aOffset, b, bOffset, length);
@@ -221,6 +239,8 @@ public final class SegmentKernels extends SegmentKernel {
                         | rem << 24;
             }
             h = Long.rotateLeft(h ^ round(0, t), 27) * M1 + M4;
+        } else if (length == 0) {
+            checkAccessible(s, offset);
         }
         return finish(h);
     }
@@ -247,6 +267,10 @@ public final class SegmentKernels extends SegmentKernel {
         // the JDK's message for a negative length gives neither the offset nor the size
         checkRange(src, srcOffset, length);
         checkRange(dst, dstOffset, length);
+        if (length == 0) {
+            checkAccessible(src, srcOffset);
+            checkAccessible(dst, dstOffset);
+        }
         MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
     }
 
