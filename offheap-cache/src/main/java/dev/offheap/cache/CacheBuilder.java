@@ -55,8 +55,10 @@ public final class CacheBuilder<K, V> {
     }
 
     /**
-     * @param bytes the largest entry (key, value and header) accepted; default and maximum: capacity / 16
-     *              or more if the capacity allows. Larger entries get a {@link ValueTooLargeException}.
+     * @param bytes the largest entry (key, value and header) accepted; default capacity / 16 (less where a
+     *              segment cannot hold that much). It may be set higher, up to what one segment of the cache
+     *              can hold beside its tables; {@link #build()} refuses more. Larger entries get a
+     *              {@link ValueTooLargeException}.
      * @return this builder
      */
     public CacheBuilder<K, V> maxEntryBytes(long bytes) {
@@ -198,7 +200,8 @@ public final class CacheBuilder<K, V> {
 
     /**
      * @return a new cache
-     * @throws IllegalStateException if no capacity was set, or the capacity is too small for the cache's tables
+     * @throws IllegalStateException if no capacity was set, the capacity is too small for the cache's tables, or
+     *         the {@linkplain #maxEntryBytes max entry size} set is more than a segment of this capacity can hold
      * @throws dev.offheap.memory.BudgetExceededException if the budget cannot hold the capacity
      * @throws java.util.concurrent.RejectedExecutionException if the {@linkplain #cleanUpInterval(Duration,
      *         ScheduledExecutorService) clean-up executor} refuses the schedule (it was shut down, say); the

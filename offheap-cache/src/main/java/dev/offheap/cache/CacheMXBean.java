@@ -2,12 +2,15 @@ package dev.offheap.cache;
 
 /**
  * The management view of an {@link OffHeapCache}, registered under
- * {@code dev.offheap:type=Cache,name=<name>} while the cache is open (a second cache of the same name gets
- * {@code <name>-2}, and so on). Every attribute is read at the time of the call; thread-safe.
+ * {@code dev.offheap:type=Cache,name="<name>"} (the name always quoted, as {@link javax.management.ObjectName#quote}
+ * writes it) while the cache is open; a second open cache of the same name gets {@code "<name>-2"}, and so on. Every attribute is read at the time of the call; thread-safe.
  * Counters are zero when statistics are off.
  */
 public interface CacheMXBean {
-    /** @return the cache's name */
+    /**
+     * @return the name the bean is registered under, unquoted: the cache's {@linkplain CacheBuilder#name name},
+     *         or it with the {@code -2}, {@code -3}... that set it apart from other open caches of that name
+     */
     String getName();
 
     /** @return lookups that found an entry */

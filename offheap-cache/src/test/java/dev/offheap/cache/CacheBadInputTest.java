@@ -62,6 +62,21 @@ class CacheBadInputTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("maxEntryBytes of 1048576");
     }
 
+    /** CacheBuilder#maxEntryBytes: the default is capacity / 16, and more may be set while a segment holds it. */
+    @Test
+    void maxEntryBytesDefaultsToASixteenthOfTheCapacityAndMayBeSetAboveIt() {
+        try (OffHeapCache<String, byte[]> cache = OffHeapCache.builder(Serializer.strings(), Serializer.byteArrays())
+                .capacity(1 << 20).build()) {
+            assertThatThrownBy(() -> cache.put("k", new byte[1 << 16])).isInstanceOf(ValueTooLargeException.class)
+                    .satisfies(e -> assertThat(((ValueTooLargeException) e).limitBytes()).isEqualTo((1 << 20) / 16));
+        }
+        try (OffHeapCache<String, byte[]> cache = OffHeapCache.builder(Serializer.strings(), Serializer.byteArrays())
+                .capacity(1 << 20).maxEntryBytes(256 << 10).build()) {
+            cache.put("k", new byte[200_000]);
+            assertThat(cache.getIfPresent("k")).hasSize(200_000);
+        }
+    }
+
     @Test
     void budgetIsChargedTheCapacityAndRefusesTooMuch() {
         try (Budget budget = Budget.root("caches", 1 << 20)) {

@@ -27,6 +27,9 @@ class CacheMetricsTest {
         assertThat(((OffHeapCacheImpl<?, ?>) cache).mbeanName()).isEqualTo(name);
         assertThat(((OffHeapCacheImpl<?, ?>) twin).mbeanName())
                 .isEqualTo(new ObjectName("dev.offheap:type=Cache,name=\"jmx-test-2\""));
+        // CacheMXBean#getName: the label registered, unquoted
+        assertThat(server.getAttribute(name, "Name")).isEqualTo("jmx-test");
+        assertThat(server.getAttribute(((OffHeapCacheImpl<?, ?>) twin).mbeanName(), "Name")).isEqualTo("jmx-test-2");
         cache.put("a", "1");
         cache.getIfPresent("a");
         cache.getIfPresent("b");
