@@ -118,7 +118,7 @@ public final class BenchCommand implements Command {
     public String usage() {
         return """
                 Usage: offheap bench <suite> [--full | --smoke] [--out DIR] [--include REGEX]
-                                     [--threads N] [--param NAME=V1,V2] [--prof gc] [--dry-run]
+                                     [--threads N] [--forks N] [--param NAME=V1,V2] [--prof gc] [--dry-run]
                        offheap bench --list
                        offheap bench --report FILE.json [--out DIR]
                 """;

@@ -56,6 +56,27 @@ class MainTest {
                 .contains("--report FILE").contains("  tiny ");
     }
 
+    /** Every option a command's help describes is in its usage lines too (bench's lacked --forks). */
+    @ParameterizedTest
+    @ValueSource(strings = {"bench", "compare", "serve", "inspect"})
+    void theUsageLinesNameEveryOptionTheHelpDescribes(String command) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(Main.standard().run(List.of(command, "--help"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(OutputStreamSink.INSTANCE))).isZero();
+        String help = out.toString(StandardCharsets.UTF_8);
+        String usage = help.substring(0, help.indexOf("\n\n"));
+        String options = help.substring(help.indexOf("\nOptions"));
+        java.util.regex.Matcher described = java.util.regex.Pattern.compile("(?m)^  (?:-\\w, )?(--[a-z-]+)").matcher(options);
+        List<String> missing = new java.util.ArrayList<>();
+        while (described.find()) {
+            String option = described.group(1);
+            if (!option.equals("--help") && !java.util.regex.Pattern.compile(option + "(?![a-z-])").matcher(usage).find()) {
+                missing.add(option);
+            }
+        }
+        assertThat(missing).as("options of 'offheap %s --help' missing from its usage lines:%n%s", command, usage).isEmpty();
+    }
+
     @Test
     void helpOfHelp() {
         Result r = run("help", "--help");
