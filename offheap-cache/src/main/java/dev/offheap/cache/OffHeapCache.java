@@ -274,8 +274,11 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * {@code remove()}; an entry's {@code setValue} writes through. {@code compute}, {@code computeIfAbsent},
      * {@code computeIfPresent} and {@code merge} run their function at most once, atomically for the key,
      * as {@link #compute} does (it must not use this cache); one that returns the very present value it was
-     * given reports no REPLACED removal, as there. An argument of a type the serializers do not take gets
-     * {@link ClassCastException}.
+     * given reports no REPLACED removal, as there. {@code replaceAll} runs its function with no lock of the
+     * cache held (it may use the cache), on each entry's value in turn: one that returns the very instance it
+     * was given leaves the entry as it is (not written, nothing told; changed in place, it is stored
+     * untold, as by {@link #compute}), a new object is stored and told REPLACED as a {@code replace} would
+     * be, and a key written meanwhile has the function run again on its new value. An argument of a type the serializers do not take gets {@link ClassCastException}.
      *
      * <p>Thread-safe. Using the map after {@link #close()} throws {@link IllegalStateException}.
      *

@@ -155,6 +155,15 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         return typed(() -> cache.replace(key, value));
     }
 
+    @Override
+    public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
+        Objects.requireNonNull(function, "function");
+        typed(() -> {
+            cache.replaceAll(function);
+            return null;
+        });
+    }
+
     // The compute family runs the function once, atomically for the key, under the key's segment lock
     // (OffHeapCache.compute); ConcurrentMap's defaults would retry it in a loop of separate calls.
 

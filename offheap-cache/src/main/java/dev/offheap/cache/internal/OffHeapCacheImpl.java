@@ -1480,7 +1480,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private byte[] update(K key, Update update) {
-        byte[] k = keyBytes(key);
+        return update(keyBytes(key), update);
+    }
+
+    private byte[] update(byte[] k, Update update) {
         checkOpen();
         checkNotInsideReader();
         long hash = Hashing.hash(k);
@@ -1552,14 +1555,67 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         byte[] k = keyBytes(key);
         byte[] expected = valueBytes(oldValue, "oldValue");
         MemorySegment v = valueSegment(Objects.requireNonNull(newValue, "newValue"), k);
-        return update(key, (shard, entry, removals, hash, kb, now) -> {
+        return replaceBytes(k, expected, v, true);
+    }
+
+    /**
+     * Stores {@code v} if the key's live value has the bytes {@code expected} (null matches nothing).
+     *
+     * @param told whether the value replaced is told to the removal listener as REPLACED
+     * @return whether it was stored
+     */
+    private boolean replaceBytes(byte[] k, byte[] expected, MemorySegment v, boolean told) {
+        return update(k, (shard, entry, removals, hash, kb, now) -> {
             if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
-            shard.removeLocked(entry, RemovalCause.REPLACED, removals);
+            shard.removeLocked(entry, told ? RemovalCause.REPLACED : null, removals);
             store(shard, hash, kb, v, deadlines(now, 0), false, removals);
             return expected;
         }) != null;
+    }
+
+    /**
+     * {@link java.util.Map#replaceAll} for the map view, as compute has it: a function that returns the very
+     * instance it was given changes nothing and is told nothing (not written, its times left alone), while
+     * a changed value (a new object, or the given one changed in place) is stored, told REPLACED unless it
+     * is the given instance. ConcurrentMap's default, a {@code replace(key, old, new)} per entry, reported
+     * every kept value REPLACED by itself, and retried a value changed in place for ever (the old value it
+     * compared had changed with it).
+     *
+     * <p>The function runs with no lock of the cache held, as the default's did (it may use the cache),
+     * on a copy read as an iteration reads it (no access, no hit or miss); the store is conditional on the
+     * bytes it was given, and a key written meanwhile has the function run again on its new value.
+     */
+    void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
+        Objects.requireNonNull(function, "function");
+        checkOpen();
+        KeyCursor cursor = new KeyCursor();
+        while (cursor.hasNext()) {
+            byte[] k = cursor.next();
+            long hash = Hashing.hash(k);
+            K key = null;
+            byte[] seen;
+            while ((seen = lookupBytes(k, hash, false, false)) != null) {
+                if (key == null) {
+                    key = key(k);
+                }
+                // a byte[] value is the array read itself: keep what it was, the function may change it
+                byte[] expected = byteArrayValues ? seen.clone() : seen;
+                V given = value(seen);
+                V computed = function.apply(key, given);
+                Objects.requireNonNull(computed, "the replaceAll function returned null");
+                MemorySegment v = valueSegment(computed, k);
+                boolean kept = computed == given;
+                if (kept && MemorySegment.mismatch(v, 0, v.byteSize(),
+                        MemorySegment.ofArray(expected), 0, expected.length) < 0) {
+                    break;
+                }
+                if (replaceBytes(k, expected, v, !kept)) {
+                    break;
+                }
+            }
+        }
     }
 
     /** @return the value's bytes, or null for a value over the entry limit, which equals no stored value */
