@@ -214,7 +214,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * removal listener hears of no {@link RemovalCause#REPLACED} removal. It is still a write, as in
      * Caffeine: the returned instance is serialized and stored (a change made to it in place is kept, and
      * is not told either), and the entry's time after write and after access count from this call. A new
-     * object, even an equal one, replaces the value: REPLACED, with the old value.
+     * object, even an equal one, replaces the value: REPLACED, with the old value. Either way a live entry
+     * keeps its place in the eviction order, the write counted as a read of it, as a put over it is.
      *
      * @param key       the key
      * @param remapping gets the key and the present value (null if absent); returns the new value, or null

@@ -671,6 +671,23 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         notifyListener(removals);
     }
 
+    /**
+     * Under the write lock: gives a live entry a new value (without a time to live of its own). In place
+     * where the entry keeps its block size, as a put does: it keeps its place in the eviction order and the
+     * write counts as an access for the policy, as an update does in Caffeine. Else it is removed and stored
+     * anew, a new entry of the window.
+     *
+     * @param told whether the value replaced is told as REPLACED: not for a compute that kept its value
+     */
+    private void rewriteLocked(Shard shard, int entry, long hash, byte[] key, MemorySegment value, long deadlines,
+                               boolean told, Removals removals) {
+        if (!shard.overwriteLocked(entry, hash, key.length, value, deadline(deadlines), writeDeadline(deadlines),
+                false, told, removals)) {
+            shard.removeLocked(entry, told ? RemovalCause.REPLACED : null, removals);
+            store(shard, hash, key, value, deadlines, false, removals);
+        }
+    }
+
     private void store(Shard shard, long hash, byte[] key, MemorySegment value, long deadlines, boolean fixedTtl,
                        Removals removals) {
         if (!shard.insertLocked(hash, key, value, deadline(deadlines), writeDeadline(deadlines), fixedTtl, removals)) {
@@ -1441,7 +1458,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 if (old != 0) {
                     boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
                     overwritten = !expired && shard.overwriteLocked(old, hash, k.length, v, deadline(deadlines),
-                            writeDeadline(deadlines), fixedTtl, removals);
+                            writeDeadline(deadlines), fixedTtl, true, removals);
                     if (!overwritten) {
                         shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
                     }
@@ -1543,8 +1560,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             byte[] previous = shard.valueCopyLocked(entry);
-            shard.removeLocked(entry, RemovalCause.REPLACED, removals);
-            store(shard, hash, k, v, deadlines(now, 0), false, removals);
+            rewriteLocked(shard, entry, hash, k, v, deadlines(now, 0), true, removals);
             return previous;
         });
         return old == null ? null : value(old);
@@ -1569,8 +1585,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
-            shard.removeLocked(entry, told ? RemovalCause.REPLACED : null, removals);
-            store(shard, hash, kb, v, deadlines(now, 0), false, removals);
+            rewriteLocked(shard, entry, hash, kb, v, deadlines(now, 0), told, removals);
             return expected;
         }) != null;
     }
@@ -1698,11 +1713,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             if (entry != 0) {
                 // The function kept the value it was given (the fresh copy read for it): no replacement to
-                // tell, as in Caffeine. It is still a write: what it returned is stored, its times restart.
+                // tell, as in Caffeine. It is still a write: what it returned is stored, its times restart;
+                // the entry stays where it is in the eviction order, read once more, as an update in Caffeine.
                 boolean kept = keptUntold && computed == old;
-                shard.removeLocked(entry, kept ? null : RemovalCause.REPLACED, removals);
+                rewriteLocked(shard, entry, hash, k, v, deadlines(now, 0), !kept, removals);
+            } else {
+                store(shard, hash, k, v, deadlines(now, 0), false, removals);
             }
-            store(shard, hash, k, v, deadlines(now, 0), false, removals);
             result[0] = computed;
             return null;
         });

@@ -617,10 +617,11 @@ final class Shard {
      *
      * @param entry the live entry of the key, found under this write lock
      * @param keyLength the key's length in bytes (the key's bytes stay as they are)
+     * @param told whether the value overwritten is told as REPLACED (not for a compute that kept the value)
      * @return whether it was overwritten; false if the new value needs another block size
      */
     boolean overwriteLocked(int entry, long hash, int keyLength, MemorySegment value, int deadline,
-                            int writeDeadline, boolean fixedTtl, Removals removals) {
+                            int writeDeadline, boolean fixedTtl, boolean told, Removals removals) {
         long at = address(entry);
         boolean deadlined = deadline != Deadlines.NEVER;
         if (RegionLayout.deadlined(getInt(region, at + META)) != deadlined) {
@@ -632,7 +633,7 @@ final class Shard {
         if (units != allocator.sizeOf(entry)) {
             return false;
         }
-        if (removals.wanted) {
+        if (removals.wanted && told) {
             removals.add(keyCopyLocked(entry), valueCopyLocked(entry), RemovalCause.REPLACED);
         }
         int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
