@@ -97,6 +97,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /** Set while this thread runs inside {@link #compute}; see there. */
     private final ThreadLocal<Boolean> insideCompute = new ThreadLocal<>();
     /**
+     * The keys (their serialized bytes) whose loads this thread runs outside the store's lock, set only
+     * while one runs: see {@link #loadingHere}.
+     */
+    private final ThreadLocal<List<ByteBuffer>> loadsHere = new ThreadLocal<>();
+    /**
      * Changes of keys, counted per stripe of keys (by hash) under the store's lock: a read-through load
      * notes its key's count before it looks the key up, and stores what it loaded only if the count is the
      * same then, so that a put, a remove or a clear while it loaded (its value may be older) wins.
@@ -573,6 +578,43 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
     }
 
+    /**
+     * Marks {@code keys} as loaded by this thread, outside the store's lock (read-through and
+     * {@code loadAll}, whose loaders may use the cache), until the returned unmarking runs. A loader that
+     * asks for a key it is loading (through get, getAll or loadAll on the same thread) would have it loaded
+     * again, and again, until the stack overflowed: it gets an IllegalStateException at once instead, which
+     * reaches the outer caller as the cause of the loader's CacheLoaderException.
+     *
+     * @throws IllegalStateException if this thread is loading one of the keys already
+     */
+    private Runnable loadingHere(List<K> keys) {
+        List<ByteBuffer> ids = new ArrayList<>(keys.size());
+        for (K key : keys) {
+            ids.add(keyContent(key));
+        }
+        List<ByteBuffer> loading = loadsHere.get();
+        if (loading == null) {
+            loading = new ArrayList<>();
+            loadsHere.set(loading);
+        } else {
+            for (int i = 0; i < ids.size(); i++) {
+                if (loading.contains(ids.get(i))) {
+                    throw new IllegalStateException("cache '" + name + "': the loader asked for key " + keys.get(i)
+                            + " while loading it; loading it again would recurse for ever");
+                }
+            }
+        }
+        List<ByteBuffer> marks = loading;
+        int from = marks.size();
+        marks.addAll(ids);
+        return () -> {
+            marks.subList(from, marks.size()).clear();
+            if (marks.isEmpty()) {
+                loadsHere.remove();
+            }
+        };
+    }
+
     private boolean readsThrough() {
         return loader != null && configuration.isReadThrough();
     }
@@ -609,7 +651,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             // before the loader reads its source: a change after this may be newer than what it reads
             long changesSeen = changes.get(changeStripe(key));
-            value = load(key);
+            Runnable unmark = loadingHere(List.of(key));
+            try {
+                value = load(key);
+            } finally {
+                unmark.run();
+            }
             if (value != null) {
                 storeLoaded(key, value, false, changesSeen, op);
             }
@@ -776,7 +823,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 for (int i = 0; i < changesSeen.length; i++) {
                     changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
-                Map<K, V> loaded = loadMany(missing);
+                Map<K, V> loaded;
+                Runnable unmark = loadingHere(missing);
+                try {
+                    loaded = loadMany(missing);
+                } finally {
+                    unmark.run();
+                }
                 Map<ByteBuffer, V> loadedByBytes = null; // made at the first key the loader's map does not hold as is
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
@@ -866,7 +919,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     toLoad.add(key);
                 }
             }
-            Map<K, V> loaded = loadMany(toLoad);
+            Map<K, V> loaded;
+            Runnable unmark = loadingHere(toLoad);
+            try {
+                loaded = loadMany(toLoad);
+            } finally {
+                unmark.run();
+            }
             Op op = new Op();
             for (Map.Entry<K, V> entry : loaded.entrySet()) {
                 if (entry.getKey() != null && entry.getValue() != null) {
