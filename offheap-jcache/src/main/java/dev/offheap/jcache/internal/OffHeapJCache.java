@@ -645,6 +645,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 throw e;
             }
             V value = hitOrMiss(key, stored, op);
+            countHitsAndMisses(value != null ? 1 : 0, value != null ? 0 : 1);
             counted = true;
             if (value != null || !readsThrough()) {
                 return value;
@@ -669,28 +670,35 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     /**
-     * What a read found for {@code key}: the value of a live entry (counted as a hit, its access expiry
-     * applied), or null for a missing or expired one (counted as a miss; an expired one is dropped).
+     * What a read found for {@code key}: the value of a live entry (its access expiry applied), or null for
+     * a missing or expired one (an expired one is dropped). The caller counts the hit or miss once every
+     * value it reads is deserialized: a value that cannot be throws, and a get that throws served nothing.
      */
     private V hitOrMiss(K key, Expirable<V> stored, Op op) {
         long now = op.now;
         if (stored != null && !stored.isExpiredAt(now)) {
+            V value = stored.value();
             long at = accessExpiry(now, stored.expiresAtMillis());
             if (at != stored.expiresAtMillis()) {
                 renewAccessed(key, stored.expiresAtMillis(), at);
             }
-            if (statisticsOn()) {
-                statistics.hits(1);
-            }
-            return stored.value();
+            return value;
         }
         if (stored != null) {
             expire(key, op);
         }
-        if (statisticsOn()) {
-            statistics.misses(1);
-        }
         return null;
+    }
+
+    private void countHitsAndMisses(int hits, int misses) {
+        if (statisticsOn()) {
+            if (hits > 0) {
+                statistics.hits(hits);
+            }
+            if (misses > 0) {
+                statistics.misses(misses);
+            }
+        }
     }
 
     /**
@@ -817,6 +825,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     missing.add(key);
                 }
             }
+            countHitsAndMisses(result.size(), missing.size());
             counted = !keys.isEmpty();
             if (!missing.isEmpty() && readsThrough()) {
                 long[] changesSeen = new long[missing.size()]; // before the loader reads: see getValue
