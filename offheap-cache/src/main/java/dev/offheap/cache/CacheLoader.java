@@ -16,7 +16,9 @@ public interface CacheLoader<K, V> {
     /**
      * @param key the key
      * @return its value; null means "no value", which the cache reports as a {@link CacheLoadException}
-     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}
+     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}. An
+     *                   {@link InterruptedException} too, and the cache then sets the thread's interrupt
+     *                   status again, as Caffeine does
      */
     V load(K key) throws Exception;
 
@@ -28,7 +30,8 @@ public interface CacheLoader<K, V> {
      *         ones by their serialized bytes, as the cache compares keys (so new {@code byte[]} keys of the
      *         same contents do); keys in it that were not asked for are cached too, as in Caffeine, but not
      *         returned by {@link OffHeapCache#getAll}
-     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}
+     * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}, setting the thread's
+     *                   interrupt status again for an {@link InterruptedException}, as for {@link #load}
      */
     default Map<K, V> loadAll(Set<? extends K> keys) throws Exception {
         Map<K, V> result = new HashMap<>();

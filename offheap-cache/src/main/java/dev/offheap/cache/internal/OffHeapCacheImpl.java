@@ -838,6 +838,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 // and one that passed here as it was failed neither this call as documented nor the waiters
                 stats.loadFailure(System.nanoTime() - start);
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                keepInterrupt(cause);
                 CacheLoadException failure = new CacheLoadException("loading the value of key " + key
                         + " in cache '" + name + "' failed: " + cause, cause);
                 mine.result.completeExceptionally(failure);
@@ -862,6 +863,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } finally {
             loads.remove(id, mine);
             holds.endLoad();
+        }
+    }
+
+    /**
+     * A loader that threw {@link InterruptedException} fails its call as any exception does, but the
+     * thread's interrupt status, which catching it cleared, is set again, as Caffeine's loading cache does:
+     * the code around the cache call (a worker's loop, an executor shutting down) must still see it.
+     */
+    private static void keepInterrupt(Throwable loaderFailure) {
+        if (loaderFailure instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -1161,6 +1173,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw e;
         } catch (Exception e) {
             stats.loadFailure(System.nanoTime() - start);
+            keepInterrupt(e);
             CacheLoadException failure = new CacheLoadException("loading " + toLoad.size() + " keys in cache '" + name
                     + "' failed: " + e, e);
             toLoad.forEach(key -> mine.get(key).result.completeExceptionally(failure));
