@@ -740,6 +740,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public V get(K key) {
+        Objects.requireNonNull(key, "key"); // a null key is that, with a loader or without
         if (loader == null) {
             checkOpen();
             throw new IllegalStateException("cache '" + name + "' was built without a loader: use get(key, loader)"
@@ -1063,6 +1064,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Objects.requireNonNull(keys, "keys");
         checkOpen();
         if (loader == null) {
+            for (K key : keys) {
+                Objects.requireNonNull(key, "key"); // a null key is that, with a loader or without
+            }
             throw new IllegalStateException("cache '" + name + "' was built without a loader");
         }
         Map<K, V> result = new LinkedHashMap<>();
