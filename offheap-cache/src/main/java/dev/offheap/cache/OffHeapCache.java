@@ -206,7 +206,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
 
     /**
      * Atomically updates the value of a key: no other write to that key happens in between. The function
-     * runs under the lock of the key's segment: other writes to that segment wait for it, and a call of this
+     * runs under the lock of the key's segment: other writes to that segment wait for it, as do its reads
+     * (a copying read's lock-free attempt fails while the lock is held, and it then waits), and a call of this
      * cache from inside it throws {@link IllegalStateException} instead of deadlocking.
      *
      * <p>A function that returns the very instance it was given ({@code (k, v) -> v}, compared by
