@@ -264,4 +264,45 @@ class LoaderContractTest {
             cache.close();
         }
     }
+
+    /**
+     * close() while a readOrLoad's load runs: a readOrLoad waiting for it throws the closed cache's
+     * IllegalStateException at once; the loading call throws it once its loader returns, its reader never run.
+     */
+    @Test
+    void closeWhileAReadOrLoadLoadsReleasesItsWaiters() throws Exception {
+        CountDownLatch loading = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean readerRan = new AtomicBoolean();
+        OffHeapCache<String, String> cache = builder().build();
+        try {
+            CompletableFuture<Long> loader = CompletableFuture.supplyAsync(() -> cache.readOrLoad("k", key -> {
+                loading.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return "v";
+            }, segment -> {
+                readerRan.set(true);
+                return segment.byteSize();
+            }), runnable -> Thread.ofPlatform().daemon().start(runnable));
+            assertThat(loading.await(20, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(
+                    () -> cache.readOrLoad("k", key -> "w", segment -> segment.byteSize()),
+                    runnable -> Thread.ofPlatform().daemon().start(runnable));
+            Thread.sleep(100); // waiting for the load
+            cache.close();
+            assertThatThrownBy(() -> waiter.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed");
+            release.countDown();
+            assertThatThrownBy(() -> loader.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed");
+            assertThat(readerRan).isFalse();
+        } finally {
+            release.countDown();
+            cache.close();
+        }
+    }
 }
