@@ -26,6 +26,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -65,6 +70,8 @@ public final class InspectCommand implements Command {
      * times out a read.
      */
     static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+    /** How long closing waits for the JVM to take note: one that does not answer is left to the call's thread. */
+    private static final long CLOSE_MILLIS = 2000;
 
     private final Duration answerTimeout;
 
@@ -211,10 +218,32 @@ public final class InspectCommand implements Command {
             list(out);
             return;
         }
+        ExecutorService calls = callExecutor();
+        try {
+            inspect(args, calls, out, err);
+        } finally {
+            // a thread still blocked on a JVM that never answered is a daemon, which the exit does not wait for
+            calls.shutdownNow();
+        }
+    }
+
+    /**
+     * The calls to the inspected JVM, each on a thread of its own while the command waits for it at most
+     * {@link #answerTimeout}: daemon threads (one blocked on a JVM that never answers must not keep this JVM
+     * from exiting), which the calls of a watch reuse: a snapshot after a snapshot that answered runs on the
+     * thread that took it, idle in between however long the interval.
+     */
+    private static ExecutorService callExecutor() {
+        ThreadFactory daemons = Thread.ofPlatform().daemon().name("inspect-call-", 0).factory();
+        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, Long.MAX_VALUE, TimeUnit.NANOSECONDS,
+                new SynchronousQueue<>(), daemons);
+    }
+
+    private void inspect(Args args, ExecutorService calls, PrintStream out, PrintStream err) throws CommandException {
         long pid = args.pid();
         Connection connection;
         try {
-            connection = answered(() -> connect(pid), Connection::close);
+            connection = answered(calls, () -> connect(pid), Connection::close);
         } catch (TimeoutException e) {
             throw new CommandException(notAnswering(pid) + " to the attach; is it stopped (SIGSTOP, a debugger) or hung?");
         } catch (ExecutionException e) {
@@ -223,14 +252,14 @@ public final class InspectCommand implements Command {
             }
             throw new CommandException("cannot attach to process " + pid + ": " + e.getCause(), e.getCause());
         }
-        try (connection) {
+        try {
             for (long taken = 0; args.count() == 0 || taken < args.count(); taken++) {
                 if (taken > 0) {
                     sleep(args.interval());
                 }
                 Snapshot snapshot;
                 try {
-                    snapshot = answered(() -> Snapshot.collect(connection.server(), pid, args.reports()), s -> { });
+                    snapshot = answered(calls, () -> Snapshot.collect(connection.server(), pid, args.reports()), s -> { });
                 } catch (TimeoutException | ExecutionException e) {
                     Throwable cause = e instanceof ExecutionException ? e.getCause() : null;
                     if (cause instanceof Error error) {
@@ -257,6 +286,20 @@ public final class InspectCommand implements Command {
                     return;
                 }
             }
+        } finally {
+            closeWithin(calls, connection);
+        }
+    }
+
+    /** Closes the connection on a thread of the executor, waiting for it at most {@link #CLOSE_MILLIS}. */
+    private static void closeWithin(ExecutorService calls, Connection connection) {
+        Future<?> closing = calls.submit(connection::close);
+        try {
+            closing.get(CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // closing tells the JVM's agent, which a stopped JVM never answers, and an ended one cannot
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -270,8 +313,9 @@ public final class InspectCommand implements Command {
     }
 
     /**
-     * Makes a call to the inspected JVM on a thread of its own and waits at most {@link #answerTimeout} for it.
+     * Makes a call to the inspected JVM on a thread of the executor and waits at most {@link #answerTimeout} for it.
      *
+     * @param calls the executor of the command's calls
      * @param call the call
      * @param late gets the result of a call that answers after the wait gave up (to close a connection)
      * @return what the call returned
@@ -279,11 +323,10 @@ public final class InspectCommand implements Command {
      * @throws ExecutionException with what the call threw
      * @throws CommandException if interrupted while waiting
      */
-    private <T> T answered(Call<T> call, Consumer<? super T> late)
+    private <T> T answered(ExecutorService calls, Call<T> call, Consumer<? super T> late)
             throws TimeoutException, ExecutionException, CommandException {
         CompletableFuture<T> answer = new CompletableFuture<>();
-        // a daemon: a thread blocked on a JVM that never answers must not keep this one from exiting
-        Thread.ofPlatform().daemon().name("inspect-call").start(() -> {
+        calls.execute(() -> {
             try {
                 answer.complete(call.call());
             } catch (Throwable t) {
@@ -343,24 +386,14 @@ public final class InspectCommand implements Command {
 
     /** A connection to a JVM's MBean server; closing it closes the JMX connection, if there is one. */
     record Connection(MBeanServerConnection server, JMXConnector connector) implements AutoCloseable {
-        /** How long closing waits for the JVM to take note: one that does not answer is left to the daemon thread. */
-        private static final long CLOSE_MILLIS = 2000;
-
+        /** Closes the JMX connection, which tells the JVM's agent: one that does not answer blocks this. */
         @Override
         public void close() {
             if (connector != null) {
-                // closing tells the JVM's agent, which a stopped JVM never answers
-                Thread closing = Thread.ofPlatform().daemon().name("inspect-close").start(() -> {
-                    try {
-                        connector.close();
-                    } catch (IOException e) {
-                        // the JVM may have ended: nothing is left to close
-                    }
-                });
                 try {
-                    closing.join(CLOSE_MILLIS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    connector.close();
+                } catch (IOException e) {
+                    // the JVM may have ended: nothing is left to close
                 }
             }
         }
