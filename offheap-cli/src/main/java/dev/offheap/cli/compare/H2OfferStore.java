@@ -2,9 +2,12 @@ package dev.offheap.cli.compare;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +32,11 @@ import java.util.function.Consumer;
  * cannot be read or holds other data than {@link Offers} generates (every offer's text is read and
  * compared when it is opened) is deleted and rebuilt, with a message saying so. A read-only one (H2 opens a
  * file it may not write read-only) is used as it is, and is a failure, not corruption, when it holds too few.
+ *
+ * <p>Openers take turns: each creates, completes, checks and connects to the database holding a lock on
+ * {@value #LOCK_NAME} in its folder (and a lock per folder among the threads of one JVM), so that of two
+ * processes started on a new database at once one fills it and the other waits, then uses it. A database
+ * that another process holds open is waited for a few seconds, then is a failure that says so.
  *
  * <p>Threading: {@link #load(long)} may be called from any number of threads; each borrows one of the
  * store's connections (as many as {@code connections}) for the query.
@@ -65,6 +75,13 @@ public final class H2OfferStore implements OfferStore {
     /** Changes whenever the schema or the generated data change, so that an old database is rebuilt. */
     static final int FORMAT = 1;
     private static final int H2_DATABASE_ALREADY_OPEN = 90020;
+    /**
+     * The file an opener locks while it creates, completes, checks and connects to the database (not named
+     * {@code offers.*}, which a rebuild deletes).
+     */
+    static final String LOCK_NAME = "offers-open.lock";
+    /** How long an open waits for another process to close the database before it says the database is in use. */
+    private static final long IN_USE_WAIT_MILLIS = 5000;
     private static final int INSERT_BATCH = 500;
     /** Reads of every offer before a measurement; see {@link #prime()}. */
     private static final int PRIME_PASSES = 3;
@@ -134,34 +151,64 @@ public final class H2OfferStore implements OfferStore {
             throw new IllegalStateException("cannot create the database folder " + dir + ": " + e, e);
         }
         Path file = dir.resolve(NAME + ".mv.db");
-        boolean existed = Files.exists(file);
-        if (!existed && !Files.isWritable(dir)) {
+        if (!Files.exists(file) && !Files.isWritable(dir)) {
             // H2 cannot create the file, and its error read as a corrupt database that could not be rebuilt
             throw new IllegalStateException("cannot create the offer database in " + dir + ": the folder is not"
                     + " writable; give another folder with --db");
         }
-        try {
-            prepare(dir, offers, log, existed);
-        } catch (CorruptDatabaseException e) {
-            log.accept("the offer database " + file + " is corrupt (" + e.getMessage() + "); rebuilding it");
-            deleteFiles(dir);
+        // one opener at a time, of all processes and threads: two that found no database both created it, and
+        // the second took the first's tables for corruption and deleted its offers, or failed while it filled
+        try (FillLock _ = FillLock.take(dir)) {
+            prepareWaiting(dir, offers, log);
+            List<Connection> conns = new ArrayList<>();
             try {
-                prepare(dir, offers, log, false);
-            } catch (CorruptDatabaseException again) {
-                throw new IllegalStateException("the rebuilt offer database " + file + " is unreadable: "
-                        + again.getMessage(), again);
+                for (int i = 0; i < connections; i++) {
+                    conns.add(connect(dir));
+                }
+            } catch (SQLException e) {
+                conns.forEach(H2OfferStore::closeQuietly);
+                throw new IllegalStateException("cannot open the offer database " + file + ": " + e.getMessage(), e);
+            }
+            return new H2OfferStore(dir, offers, valueSize, conns);
+        }
+    }
+
+    /**
+     * {@link #prepare}, rebuilding a corrupt database, and waiting up to {@link #IN_USE_WAIT_MILLIS} for one that
+     * another process holds open: the opener before this one may not yet have closed it (a compare's check of the
+     * database closes it as soon as its open returns).
+     */
+    private static void prepareWaiting(Path dir, long offers, Consumer<String> log) {
+        Path file = dir.resolve(NAME + ".mv.db");
+        long deadline = System.nanoTime() + IN_USE_WAIT_MILLIS * 1_000_000;
+        while (true) {
+            try {
+                try {
+                    prepare(dir, offers, log, Files.exists(file));
+                } catch (CorruptDatabaseException e) {
+                    log.accept("the offer database " + file + " is corrupt (" + e.getMessage() + "); rebuilding it");
+                    deleteFiles(dir);
+                    try {
+                        prepare(dir, offers, log, false);
+                    } catch (CorruptDatabaseException again) {
+                        throw new IllegalStateException("the rebuilt offer database " + file + " is unreadable: "
+                                + again.getMessage(), again);
+                    }
+                }
+                return;
+            } catch (DatabaseInUseException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    // as an IllegalStateException: a run that fails with it names the class
+                    throw new IllegalStateException(e.getMessage(), e.getCause());
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e.getMessage(), e.getCause());
+                }
             }
         }
-        List<Connection> conns = new ArrayList<>();
-        try {
-            for (int i = 0; i < connections; i++) {
-                conns.add(connect(dir));
-            }
-        } catch (SQLException e) {
-            conns.forEach(H2OfferStore::closeQuietly);
-            throw new IllegalStateException("cannot open the offer database " + file + ": " + e.getMessage(), e);
-        }
-        return new H2OfferStore(dir, offers, valueSize, conns);
     }
 
     /** Makes sure the database holds the first {@code offers} offers; throws if it is not ours or broken. */
@@ -211,7 +258,7 @@ public final class H2OfferStore implements OfferStore {
             }
         } catch (SQLException e) {
             if (e.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
-                throw new IllegalStateException("the offer database " + file + " is in use by another process "
+                throw new DatabaseInUseException("the offer database " + file + " is in use by another process "
                         + "(another offheap compare or serve?); wait for it or give another folder with --db", e);
             }
             throw new CorruptDatabaseException(e.getMessage(), e);
@@ -364,6 +411,87 @@ public final class H2OfferStore implements OfferStore {
         } catch (IOException e) {
             throw new IllegalStateException("cannot delete the corrupt offer database in " + dir + " to rebuild it ("
                     + e + "); delete it, or give another folder with --db", e);
+        }
+    }
+
+    /** Another process holds the database open. */
+    private static final class DatabaseInUseException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        DatabaseInUseException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * The lock an opener holds while it creates, completes, checks and connects to the database: a file lock on
+     * {@value #LOCK_NAME} in its folder, for other processes, and a lock per folder for the threads of this one
+     * (a JVM may not take two file locks of one file). The file lock is left out where the file cannot be
+     * written (a read-only folder: there is nothing this process could create or fill in it).
+     */
+    private static final class FillLock implements AutoCloseable {
+        private static final ConcurrentHashMap<Path, ReentrantLock> IN_THIS_JVM = new ConcurrentHashMap<>();
+
+        private final ReentrantLock local;
+        private final FileChannel channel;
+
+        private FillLock(ReentrantLock local, FileChannel channel) {
+            this.local = local;
+            this.channel = channel;
+        }
+
+        /** Waits for the folder's lock, for as long as another opener fills it. */
+        static FillLock take(Path dir) {
+            Path key;
+            try {
+                key = dir.toRealPath();
+            } catch (IOException e) {
+                key = dir.toAbsolutePath().normalize();
+            }
+            ReentrantLock local = IN_THIS_JVM.computeIfAbsent(key, k -> new ReentrantLock());
+            try {
+                local.lockInterruptibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the offer database in " + dir, e);
+            }
+            FileChannel channel = null;
+            try {
+                channel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                channel.lock();
+                return new FillLock(local, channel);
+            } catch (FileLockInterruptionException e) {
+                close(channel);
+                local.unlock();
+                throw new IllegalStateException("interrupted while waiting for the offer database in " + dir, e);
+            } catch (IOException e) {
+                // cannot be written (or the file system has no locks): only the threads of this JVM take turns
+                close(channel);
+                return new FillLock(local, null);
+            } catch (RuntimeException | Error e) {
+                close(channel);
+                local.unlock();
+                throw e;
+            }
+        }
+
+        private static void close(FileChannel channel) {
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException e) {
+                    // closing the channel releases its lock; there is nothing else to undo
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                close(channel);
+            } finally {
+                local.unlock();
+            }
         }
     }
 
