@@ -33,8 +33,9 @@ import org.HdrHistogram.Histogram;
  *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4)</li>
  * </ul>
  *
- * <p>Every other path is 404 ({@code /stats/x}, {@code /offers/1/x}), and another method on these paths 405,
- * with {@code Allow: GET}.
+ * <p>{@code HEAD} of each answers as {@code GET} does (an offer is looked up, and counted, as for GET), with
+ * the same status and headers and no body. Every other path is 404 ({@code /stats/x}, {@code /offers/1/x}),
+ * and another method on these paths 405, with {@code Allow: GET, HEAD}.
  *
  * <p>Thread-safe: requests run on a fixed pool of threads; {@link #close()} stops the server, waits a
  * second for running exchanges, and closes the service.
@@ -130,7 +131,7 @@ public final class OfferServer implements AutoCloseable {
             notFound(e);
             return;
         }
-        if (!e.getRequestMethod().equals("GET")) {
+        if (!getOrHead(e)) {
             methodNotAllowed(e);
             return;
         }
@@ -172,7 +173,7 @@ public final class OfferServer implements AutoCloseable {
             notFound(e);
             return;
         }
-        if (!e.getRequestMethod().equals("GET")) {
+        if (!getOrHead(e)) {
             methodNotAllowed(e);
             return;
         }
@@ -183,10 +184,16 @@ public final class OfferServer implements AutoCloseable {
         respond(e, 404, "text/plain; charset=utf-8", "not found: try /offers/{id}, /stats or /metrics\n");
     }
 
+    /** RFC 9110, 9.3.2: a server that serves GET for a resource serves HEAD for it too. */
+    private static boolean getOrHead(HttpExchange e) {
+        String method = e.getRequestMethod();
+        return method.equals("GET") || method.equals("HEAD");
+    }
+
     private static void methodNotAllowed(HttpExchange e) throws IOException {
         // RFC 9110, 15.5.6: a 405 must say which methods the resource supports
-        e.getResponseHeaders().set("Allow", "GET");
-        respond(e, 405, "text/plain; charset=utf-8", "only GET is supported\n");
+        e.getResponseHeaders().set("Allow", "GET, HEAD");
+        respond(e, 405, "text/plain; charset=utf-8", "only GET and HEAD are supported\n");
     }
 
     /** @return the numbers /stats shows */
@@ -287,9 +294,13 @@ public final class OfferServer implements AutoCloseable {
     private static void respond(HttpExchange e, int status, String contentType, byte[] body) throws IOException {
         try (e) {
             e.getResponseHeaders().set("Content-Type", contentType);
-            // a response to HEAD has no body: the JDK's server takes a length for one as a mistake, and logs a
-            // warning for every such request
+            // a response to HEAD has the headers of the GET, its length included, and no body: the JDK's server
+            // takes a length given to sendResponseHeaders for one as a mistake, and logs a warning for every
+            // such request, but sends a Content-Length header set here as it is
             boolean head = e.getRequestMethod().equals("HEAD");
+            if (head) {
+                e.getResponseHeaders().set("Content-Length", Integer.toString(body.length));
+            }
             e.sendResponseHeaders(status, body.length == 0 || head ? -1 : body.length);
             if (!head) {
                 try (OutputStream os = e.getResponseBody()) {

@@ -84,6 +84,7 @@ public final class ServeCommand implements Command {
                   GET /offers/{id}   the offer's description (text/plain); ids 0 to keys - 1
                   GET /stats         requests, hit ratio, entries, memory, GC, latency (JSON)
                   GET /metrics       the same for Prometheus (text format 0.0.4)
+                HEAD of each answers as GET does, without the body; other methods get 405.
                 Load it with wrk or JMeter, e.g.: wrk -t10 -c10 -d60s http://localhost:8080/offers/1
                 (a Lua script that draws random ids gives the seed's workload).
 

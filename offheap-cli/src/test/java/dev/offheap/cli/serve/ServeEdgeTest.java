@@ -215,8 +215,9 @@ class ServeEdgeTest {
     }
 
     /**
-     * A 405 to HEAD went out with the body's length, which the JDK's server refuses for HEAD with a
-     * WARNING on stderr for every such request (a load balancer's HEAD health checks fill the console).
+     * A response to HEAD went out with the body's length given to the JDK's server, which refuses that for
+     * HEAD with a WARNING on stderr for every such request (a load balancer's HEAD health checks fill the
+     * console).
      */
     @ParameterizedTest
     @ValueSource(strings = {"/offers/1", "/stats", "/metrics", "/nothing"})
@@ -245,10 +246,7 @@ class ServeEdgeTest {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
                         + path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
-                assertThat(r.statusCode()).isEqualTo(path.equals("/nothing") ? 404 : 405);
-                if (r.statusCode() == 405) {
-                    assertThat(r.headers().allValues("Allow")).containsExactly("GET");
-                }
+                assertThat(r.statusCode()).isEqualTo(path.equals("/nothing") ? 404 : 200);
                 assertThat(r.body()).isEmpty();
                 // the connection still serves the next request
                 assertThat(get(server.port(), "/offers/1").statusCode()).isEqualTo(200);
