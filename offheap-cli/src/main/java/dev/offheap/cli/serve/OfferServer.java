@@ -66,6 +66,12 @@ public final class OfferServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Connections the kernel completes and keeps for the server to accept. The JDK's default of 50 dropped
+     * the handshakes of a load generator's burst past it ({@code wrk -c1000}): those clients connected only
+     * after their retransmissions, a second or more later. Linux caps it at {@code net.core.somaxconn}.
+     */
+    static final int BACKLOG = 4096;
     private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
     /** What {@link Long#parseLong(String)} reads as a number, whatever its size. */
     private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");
@@ -105,7 +111,7 @@ public final class OfferServer implements AutoCloseable {
         if (threads <= 0) {
             throw new IllegalArgumentException("threads must be positive, got " + threads);
         }
-        HttpServer http = HttpServer.create(address, 0);
+        HttpServer http = HttpServer.create(address, BACKLOG);
         ExecutorService executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("http-", 0).factory());
         OfferServer s = new OfferServer(service, variant, http, executor);
         // a context takes every path that starts with its own (/stats takes /statsXYZ and /stats/x too), so
