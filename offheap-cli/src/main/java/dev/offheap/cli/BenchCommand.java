@@ -403,7 +403,7 @@ public final class BenchCommand implements Command {
         String command = System.getProperty(COMMAND_PROPERTY, "offheap") + " bench " + quoted(argv);
         int n = plan.benchmarks().size();
         out.println("offheap: " + suite.name() + ", " + n + (n == 1 ? " benchmark" : " benchmarks") + ", mode "
-                + args.mode().label() + " (" + args.mode().describe() + "), results to " + dir);
+                + args.mode().label() + " (" + args.mode().describe(args.forks()) + "), results to " + dir);
         if (args.dryRun()) {
             printPlan(plan, out);
             return;

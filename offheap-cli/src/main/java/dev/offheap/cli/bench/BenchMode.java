@@ -38,7 +38,16 @@ public enum BenchMode {
 
     /** @return the settings in words, e.g. {@code 1 fork, 2 warmup × 500 ms, 3 measurement × 500 ms} */
     public String describe() {
-        return forks + (forks == 1 ? " fork, " : " forks, ") + warmupIterations + " warmup × " + warmupTime + ", "
+        return describe(null);
+    }
+
+    /**
+     * @param forks the forks that replace the mode's ({@code --forks}), or null for the mode's
+     * @return the settings in words, with those forks
+     */
+    public String describe(Integer forks) {
+        int n = forks != null ? forks : this.forks;
+        return n + (n == 1 ? " fork, " : " forks, ") + warmupIterations + " warmup × " + warmupTime + ", "
                 + measurementIterations + " measurement × " + measurementTime;
     }
 }
