@@ -111,7 +111,59 @@ public final class OfferServer implements AutoCloseable {
         if (threads <= 0) {
             throw new IllegalArgumentException("threads must be positive, got " + threads);
         }
-        HttpServer http = HttpServer.create(address, BACKLOG);
+        return start(bind(address), service, variant, threads);
+    }
+
+    /**
+     * An address the server listens on and does not serve yet: the port is taken (connections wait in the
+     * backlog) before the service, which may take minutes to prepare, is built.
+     */
+    public static final class Bound implements AutoCloseable {
+        private final HttpServer http;
+
+        private Bound(HttpServer http) {
+            this.http = http;
+        }
+
+        /** @return the port it listens on */
+        public int port() {
+            return http.getAddress().getPort();
+        }
+
+        /** Stops listening, for a service that could not be built. */
+        @Override
+        public void close() {
+            http.stop(0);
+        }
+    }
+
+    /**
+     * Listens on an address without serving yet.
+     *
+     * @param address where to listen; port 0 picks a free one
+     * @return the bound address, for {@link #start(Bound, OfferService, String, int)}
+     * @throws IOException if the address cannot be bound (e.g. the port is in use)
+     */
+    public static Bound bind(InetSocketAddress address) throws IOException {
+        return new Bound(HttpServer.create(address, BACKLOG));
+    }
+
+    /**
+     * Starts serving on a bound address.
+     *
+     * @param bound the address, from {@link #bind(InetSocketAddress)}; closed if this throws
+     * @param service the service; closed with the server
+     * @param variant the cache variant's label, for /stats and /metrics
+     * @param threads request threads, 1 or more
+     * @return the running server
+     * @throws IllegalArgumentException if {@code threads} is not positive
+     */
+    public static OfferServer start(Bound bound, OfferService service, String variant, int threads) {
+        if (threads <= 0) {
+            bound.close();
+            throw new IllegalArgumentException("threads must be positive, got " + threads);
+        }
+        HttpServer http = bound.http;
         ExecutorService executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("http-", 0).factory());
         OfferServer s = new OfferServer(service, variant, http, executor);
         // a context takes every path that starts with its own (/stats takes /statsXYZ and /stats/x too), so

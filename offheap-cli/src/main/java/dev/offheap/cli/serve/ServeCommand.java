@@ -252,21 +252,25 @@ public final class ServeCommand implements Command {
     }
 
     /**
-     * Opens the store, builds the cache and starts the server.
+     * Takes the port, opens the store, builds the cache and starts the server. The port comes first: a port in
+     * use, found after a fill of the database (minutes for millions of offers), would have wasted it.
      *
      * @param a the arguments
      * @param out told about the database (created, rebuilt)
      * @return the running server
-     * @throws CommandException if the store cannot be opened, the cache cannot be built or the port bound
+     * @throws CommandException if the port cannot be bound, the store cannot be opened or the cache cannot be built
      */
     public static OfferServer start(Args a, PrintStream out) throws CommandException {
+        OfferServer.Bound bound = bind(a);
         OfferStore store;
         try {
             store = a.memoryLoader() ? new LatencyOfferStore(a.keys(), a.valueSize(), a.latency())
                     : H2OfferStore.open(a.db(), a.keys(), a.valueSize(), a.threads(), m -> out.println("offheap serve: " + m));
         } catch (IllegalStateException e) {
+            bound.close();
             throw new CommandException(e.getMessage(), e);
         } catch (RuntimeException e) {
+            bound.close();
             // H2 failing otherwise: a message and exit code 1, as compare gives, not a stack trace
             throw new CommandException("cannot prepare the offer database in " + a.db() + ": " + e, e);
         }
@@ -277,14 +281,18 @@ public final class ServeCommand implements Command {
             // the off-heap caches report memory they cannot reserve (--max-entries x --value-size past what
             // the machine can map) as OutOfMemoryError, which leaves the heap as it was
             store.close();
+            bound.close();
             throw new CommandException("cannot build the " + a.variant().label() + " cache: " + e, e);
         }
-        OfferService service = new OfferService(cache, store);
+        return OfferServer.start(bound, new OfferService(cache, store), a.variant().label(), a.threads());
+    }
+
+    /** Takes the address and port of the arguments, or says why it cannot. */
+    private static OfferServer.Bound bind(Args a) throws CommandException {
         InetSocketAddress address = new InetSocketAddress(a.bind(), a.port());
         try {
-            return OfferServer.start(service, a.variant().label(), address, a.threads());
+            return OfferServer.bind(address);
         } catch (BindException e) {
-            service.close();
             // the same exception for a port in use and for an address that is not this machine's, where another
             // port fails all the same
             throw new CommandException("cannot listen on " + a.bind() + ":" + a.port() + " (" + e.getMessage() + "); "
@@ -292,7 +300,6 @@ public final class ServeCommand implements Command {
                     + "this machine: pick one of its addresses with --bind (127.0.0.1, or 0.0.0.0 for all)"), e);
         } catch (IOException | RuntimeException e) {
             // an unresolvable --bind surfaces as an unchecked exception from the socket layer
-            service.close();
             throw new CommandException("cannot start the HTTP server on " + a.bind() + ":" + a.port() + ": " + e, e);
         }
     }
