@@ -201,7 +201,8 @@ public final class OfferServer implements AutoCloseable {
             if (WHOLE_NUMBER.matcher(idText).matches()) {
                 notAnOffer(e, idText);
             } else {
-                respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got '" + idText + "'\n");
+                respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got "
+                        + shown(idText, "'") + "\n");
             }
             return;
         }
@@ -222,8 +223,22 @@ public final class OfferServer implements AutoCloseable {
     }
 
     private void notAnOffer(HttpExchange e, String id) throws IOException {
-        respond(e, 404, "text/plain; charset=utf-8", "no offer " + id + ": ids are 0 to " + (service.offers() - 1)
+        respond(e, 404, "text/plain; charset=utf-8", "no offer " + shown(id, "") + ": ids are 0 to " + (service.offers() - 1)
                 + "\n");
+    }
+
+    /** The most characters of a request's id an error message repeats. */
+    private static final int SHOWN_ID_CHARS = 40;
+
+    /**
+     * @param id a request's id
+     * @param quote what goes around it
+     * @return the id as an error message shows it: whole up to {@value #SHOWN_ID_CHARS} characters, else its
+     *         start and its length (a 100,000-digit id made a response as long as the request)
+     */
+    private static String shown(String id, String quote) {
+        return id.length() <= SHOWN_ID_CHARS ? quote + id + quote
+                : quote + id.substring(0, SHOWN_ID_CHARS) + "..." + quote + " (" + id.length() + " characters)";
     }
 
     private void text(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
