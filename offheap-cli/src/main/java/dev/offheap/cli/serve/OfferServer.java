@@ -312,7 +312,7 @@ public final class OfferServer implements AutoCloseable {
     /** @return the numbers /metrics shows, in the Prometheus text format */
     public String metrics() {
         StringBuilder sb = new StringBuilder();
-        String v = "variant=\"" + variant + "\"";
+        String v = "variant=\"" + labelValue(variant) + "\"";
         long requests = service.requests();
         long loads = service.loads();
         metric(sb, "offheap_requests_total", "counter", "Offer requests served.", v, requests);
@@ -328,14 +328,14 @@ public final class OfferServer implements AutoCloseable {
         sb.append("# HELP jvm_gc_collections_total Collections by collector bean.\n");
         sb.append("# TYPE jvm_gc_collections_total counter\n");
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            sb.append("jvm_gc_collections_total{").append(v).append(",gc=\"").append(gc.getName()).append("\"} ")
-                    .append(gc.getCollectionCount()).append('\n');
+            sb.append("jvm_gc_collections_total{").append(v).append(",gc=\"").append(labelValue(gc.getName()))
+                    .append("\"} ").append(gc.getCollectionCount()).append('\n');
         }
         sb.append("# HELP jvm_gc_collection_seconds_total Collection time by collector bean.\n");
         sb.append("# TYPE jvm_gc_collection_seconds_total counter\n");
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            sb.append("jvm_gc_collection_seconds_total{").append(v).append(",gc=\"").append(gc.getName()).append("\"} ")
-                    .append(number(gc.getCollectionTime() / 1e3)).append('\n');
+            sb.append("jvm_gc_collection_seconds_total{").append(v).append(",gc=\"").append(labelValue(gc.getName()))
+                    .append("\"} ").append(number(gc.getCollectionTime() / 1e3)).append('\n');
         }
         Histogram h = latency.copy();
         sb.append("# HELP offheap_request_seconds Time to get an offer from the service (cache or store).\n");
@@ -354,6 +354,15 @@ public final class OfferServer implements AutoCloseable {
         sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
         sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
         sb.append(name).append('{').append(labels).append("} ").append(value).append('\n');
+    }
+
+    /**
+     * @return the text as a label value of the Prometheus text format writes it: backslash, double quote and
+     *         line feed escaped ({@code \\}, {@code \"}, {@code \n}); unescaped, a quote ended the value early
+     *         and made the whole scrape unparseable
+     */
+    static String labelValue(String text) {
+        return text.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static String number(double d) {
