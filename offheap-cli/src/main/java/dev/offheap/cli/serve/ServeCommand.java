@@ -99,7 +99,8 @@ public final class ServeCommand implements Command {
                   --keys N           offer ids 0..N-1 (default 2 x max entries)
                   --loader NAME      db (default: the H2 database of 'offheap compare') or memory
                   --latency D        the memory loader's latency, below 5s (default 200us)
-                  --db DIR           the database folder (default ~/.cache/offheap/compare)
+                  --db DIR           the database folder (default ~/.cache/offheap/compare, or under
+                                     $XDG_CACHE_HOME)
                   --threads N        HTTP request threads (default 10)
                   --stop-after D     stop after this long, e.g. 60s (default: run until Ctrl-C)
                   -h, --help         this help
