@@ -9,8 +9,10 @@ import java.util.Locale;
  * {@code b}, {@code k}/{@code kb}/{@code kib}, {@code m}/{@code mb}/{@code mib},
  * {@code g}/{@code gb}/{@code gib}, {@code t}/{@code tb}/{@code tib}. All suffixes are powers of
  * 1024 ({@code 32k} is 32768 bytes), as Flink's and the JVM's memory options read them.
- * Underscores and spaces between number and unit are allowed ({@code 1_000 m}). Digits and units
- * are ASCII: other scripts' digits (such as fullwidth {@code １２}) are refused.
+ * Underscores may separate digits, one or several, as in a Java literal ({@code 1_000m},
+ * {@code 1__024k}); an underscore anywhere else ({@code _12}, {@code 12_}, {@code 12m_b}) is refused.
+ * Spaces may separate number and unit ({@code 512 m}). Digits and units are ASCII: other scripts'
+ * digits (such as fullwidth {@code １２}) are refused.
  *
  * <p>Stateless and thread-safe.
  */
@@ -25,7 +27,9 @@ public final class ByteSize {
      * @return the size in bytes, at least 0
      * @throws NullPointerException     if {@code text} is null
      * @throws IllegalArgumentException if {@code text} is not a size (including one with a character
-     *                                  that is not ASCII), is negative, or overflows a long
+     *                                  that is not ASCII or an underscore that is not between two
+     *                                  digits), is negative, or overflows a long; the message quotes
+     *                                  {@code text}
      */
     public static long parse(String text) {
         if (text == null) {
@@ -41,9 +45,24 @@ public final class ByteSize {
                         + ") at index " + i + "; sizes are written in ASCII digits and units, such as 64m, 32k, 1g");
             }
         }
-        String s = text.trim().replace("_", "").toLowerCase(Locale.ROOT);
+        // as in a Java literal: removing every underscore read "_12", "12_" and "12 m_i_b" as sizes
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '_') {
+                int end = i;
+                while (end < text.length() && text.charAt(end) == '_') {
+                    end++;
+                }
+                if (i == 0 || !isAsciiDigit(text.charAt(i - 1)) || end == text.length()
+                        || !isAsciiDigit(text.charAt(end))) {
+                    throw new IllegalArgumentException("not a size in bytes: '" + text + "' has an underscore at index "
+                            + i + " that is not between two digits; underscores may only separate digits, as in 1_000m");
+                }
+                i = end - 1;
+            }
+        }
+        String s = text.trim().toLowerCase(Locale.ROOT);
         int unitStart = 0;
-        while (unitStart < s.length() && s.charAt(unitStart) >= '0' && s.charAt(unitStart) <= '9') {
+        while (unitStart < s.length() && (isAsciiDigit(s.charAt(unitStart)) || s.charAt(unitStart) == '_')) {
             unitStart++;
         }
         if (unitStart == 0) {
@@ -62,7 +81,7 @@ public final class ByteSize {
         };
         long number;
         try {
-            number = Long.parseLong(s.substring(0, unitStart));
+            number = Long.parseLong(s.substring(0, unitStart).replace("_", ""));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("size '" + text + "' does not fit in a long", e);
         }
@@ -71,6 +90,10 @@ public final class ByteSize {
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("size '" + text + "' does not fit in a long", e);
         }
+    }
+
+    private static boolean isAsciiDigit(char c) {
+        return c >= '0' && c <= '9';
     }
 
     /**
