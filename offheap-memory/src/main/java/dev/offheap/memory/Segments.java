@@ -48,9 +48,9 @@ public final class Segments {
      * Compares two regions as unsigned bytes, lexicographically: the first differing byte
      * decides, compared as a value 0..255. This is the order of normalized sort keys.
      *
-     * <p>Short regions (up to 64 bytes) are compared 8 bytes at a time as big-endian longs with
-     * {@link Long#compareUnsigned}; longer regions use {@link MemorySegment#mismatch}, which the
-     * JDK vectorizes.
+     * <p>Regions shorter than 64 bytes are compared 8 bytes at a time as big-endian longs with
+     * {@link Long#compareUnsigned}, and their last 1 to 7 bytes one at a time; regions of 64 bytes
+     * or more use {@link MemorySegment#mismatch}, which the JDK vectorizes.
      *
      * @param a       the first segment
      * @param aOffset offset of the first region in {@code a}, in bytes
@@ -86,6 +86,12 @@ public final class Segments {
      * A region swapped with itself (the same offset of the same segment, or two segments over the
      * same memory at the same address) is left as it is, with the same checks as any swap.
      *
+     * <p>Native and mapped regions are told apart by address, so memory that is mapped twice (two
+     * mappings of one file, or of one shared-memory object) is not known to be the same: regions
+     * of the two mappings are swapped as if they were disjoint, and partly overlapping ones are
+     * not refused, their bytes left in no meaningful order. A region swapped with itself through
+     * the two mappings still ends as it was, as each word is read before it is written back.
+     *
      * @param a       the first segment
      * @param aOffset offset of the first region in {@code a}, in bytes
      * @param b       the second segment (may be {@code a})
@@ -95,7 +101,8 @@ public final class Segments {
      * @throws IndexOutOfBoundsException if an offset or the length is negative or a region
      *                                   extends past the end of its segment
      * @throws IllegalArgumentException  if the two regions overlap without being the same region
-     *                                   (same segment, or two segments over the same memory) and
+     *                                   (same segment, or two segments over the same memory at the
+     *                                   same addresses; not two mappings of one file) and
      *                                   {@code length > 0}: a swap of partly overlapping regions has
      *                                   no meaningful result, so nothing is changed; or if a segment
      *                                   is read-only and {@code length > 0}, even when the regions
@@ -142,9 +149,11 @@ public final class Segments {
      * against adversarial keys without a secret seed.
      *
      * <p>The construction: the length and seed initialize the state; 32-byte blocks go through
-     * four independent multiply-rotate lanes (8 little-endian bytes each), the rest 8, 4 and 1
-     * bytes at a time; a murmur-style xor-shift-multiply finalizer spreads every input bit over
-     * the whole result.
+     * four independent multiply-rotate lanes (8 little-endian bytes each), the rest 8 bytes at a
+     * time, and the last 1 to 7 bytes as one word (4 to 7 bytes as two overlapping little-endian
+     * ints; 1 to 3 bytes as the first, middle and last byte with their count); a finalizer of
+     * rotations, xor-shifts and multiplies (Pelle Evensen's rrmxmx) spreads every input bit over the
+     * whole result.
      *
      * @param s      the segment
      * @param offset offset of the region, in bytes
