@@ -100,7 +100,8 @@ import java.util.function.Consumer;
  *
  * <h2>Observability</h2>
  * A {@link MemoryManagerMXBean} is registered under {@code dev.offheap:type=MemoryManager,name=...}
- * (unless {@linkplain Builder#registerMBean(boolean) disabled}); JFR records
+ * (unless {@linkplain Builder#registerMBean(boolean) disabled}; a second open manager of the same
+ * name gets {@code <name>-2}, and so on); JFR records
  * {@code dev.offheap.PageAllocationFailed} and {@code dev.offheap.Spill} events.
  *
  * <pre>{@code
@@ -282,7 +283,7 @@ public final class MemoryManager implements AutoCloseable {
             throw e;
         }
         this.mbeanName = b.registerMBean
-                ? PlatformMBeans.register("MemoryManager", name, false, label -> new ManagementView()) : null;
+                ? PlatformMBeans.register("MemoryManager", name, false, ManagementView::new) : null;
     }
 
     /** @return a builder with the defaults: NATIVE memory, 32 KiB pages, CONFINED access, no size yet */
@@ -2294,9 +2295,16 @@ public final class MemoryManager implements AutoCloseable {
 
     /** The JMX view; reads only. */
     private final class ManagementView implements MemoryManagerMXBean {
+        /** The name the bean is registered under: the manager's, or it with the -N that sets it apart. */
+        private final String label;
+
+        ManagementView(String label) {
+            this.label = label;
+        }
+
         @Override
         public String getName() {
-            return name;
+            return label;
         }
 
         @Override

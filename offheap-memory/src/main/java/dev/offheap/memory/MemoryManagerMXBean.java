@@ -4,11 +4,18 @@ import java.util.Map;
 
 /**
  * The management view of a {@link MemoryManager}, registered with the platform MBean server under
- * {@code dev.offheap:type=MemoryManager,name=<manager name>} so that jConsole, VisualVM and JMX
- * exporters show it. All sizes are in bytes; every getter is a cheap snapshot, safe from any thread.
+ * {@code dev.offheap:type=MemoryManager,name=<manager name>} while the manager is open, so that
+ * jConsole, VisualVM and JMX exporters show it; a second open manager of the same name gets
+ * {@code <manager name>-2}, and so on (the name is quoted in the ObjectName where it holds a
+ * character that an unquoted value may not). All sizes are in bytes; every getter is a cheap
+ * snapshot, safe from any thread.
  */
 public interface MemoryManagerMXBean {
-    /** @return the manager's name */
+    /**
+     * @return the name the bean is registered under, unquoted: the manager's {@linkplain MemoryManager#name()
+     *         name}, or it with the {@code -2}, {@code -3}... that set it apart from other open managers of
+     *         that name
+     */
     String getName();
 
     /** @return where the pages live: HEAP, NATIVE or MAPPED */

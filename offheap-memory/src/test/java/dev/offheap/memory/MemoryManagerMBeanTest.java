@@ -26,11 +26,13 @@ class MemoryManagerMBeanTest {
         }
     }
 
+    /** The beans of the open managers named {@code name}: their Name is it, or it with a {@code -N} suffix. */
     private static Set<ObjectName> registered(String name) throws Exception {
         Set<ObjectName> all = SERVER.queryNames(objectNamesOf(name), null);
         java.util.Set<ObjectName> matching = new java.util.HashSet<>();
         for (ObjectName on : all) {
-            if (name.equals(SERVER.getAttribute(on, "Name"))) {
+            Object label = SERVER.getAttribute(on, "Name");
+            if (name.equals(label) || label instanceof String s && s.matches(java.util.regex.Pattern.quote(name) + "-[0-9]+")) {
                 matching.add(on);
             }
         }

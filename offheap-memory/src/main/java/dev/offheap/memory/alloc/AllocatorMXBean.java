@@ -15,7 +15,11 @@ package dev.offheap.memory.alloc;
  * any thread; a number the allocator does not keep is -1.
  */
 public interface AllocatorMXBean {
-    /** @return the allocator's name, as in its messages and reports */
+    /**
+     * @return the name the bean is registered under, unquoted: the allocator's name, as in its messages and
+     *         reports, or it with the {@code -2}, {@code -3}... that set it apart from other open allocators of
+     *         that name
+     */
     String getName();
 
     /** @return which allocator: {@code pooled}, {@code malloc}, {@code mimalloc} or {@code stack} */

@@ -16,15 +16,16 @@ final class AllocatorView implements AllocatorMXBean {
                     LongSupplier threadCount, LongSupplier problemsSeen, Supplier<String> report) {
     }
 
-    private final String name;
+    /** The name the bean is registered under: the allocator's, or it with the -N that sets it apart. */
+    private final String label;
     private final String kind;
     private final DebugMode debug;
     private final Budget budget;
     private final long capacity;
     private final Readings readings;
 
-    private AllocatorView(String name, String kind, DebugMode debug, Budget budget, long capacity, Readings readings) {
-        this.name = name;
+    private AllocatorView(String label, String kind, DebugMode debug, Budget budget, long capacity, Readings readings) {
+        this.label = label;
         this.kind = kind;
         this.debug = debug;
         this.budget = budget;
@@ -41,12 +42,12 @@ final class AllocatorView implements AllocatorMXBean {
      */
     static ObjectName register(String name, String kind, DebugMode debug, Budget budget, long capacity, Readings readings) {
         return PlatformMBeans.register("Allocator", name, false,
-                label -> new AllocatorView(name, kind, debug, budget, capacity, readings));
+                label -> new AllocatorView(label, kind, debug, budget, capacity, readings));
     }
 
     @Override
     public String getName() {
-        return name;
+        return label;
     }
 
     @Override
