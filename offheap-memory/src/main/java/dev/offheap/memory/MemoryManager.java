@@ -1111,6 +1111,7 @@ public final class MemoryManager implements AutoCloseable {
      */
     void releaseGroup(PageGroup group) {
         if (closed) {
+            closeKeptGroup(group);
             return;
         }
         Lease lease = group.lease;
@@ -1153,6 +1154,32 @@ public final class MemoryManager implements AutoCloseable {
             throw new IllegalStateException("page group of memory manager '" + name + "' was already released, by"
                     + " releaseAll of its owner");
         }
+    }
+
+    /**
+     * {@link PageGroup#close()} after the manager's close. A group whose scope that close could not revoke
+     * (confined to a thread that was alive then, or shared and held by a native call) was kept, and its close
+     * did nothing: the group said it was alive and its segments worked until its thread ended. Its scope is
+     * revoked now where this thread can (its own thread, or any for a shared group), so that it is released
+     * as a close before the manager's would release it. Its slots went when the manager closed; its memory
+     * stays until the cleaner of that close sees nothing reach it. Anything else does nothing, as after close.
+     */
+    private void closeKeptGroup(PageGroup group) {
+        Lease lease = group.lease;
+        if (lease.arena == null || group.isReleased() || !lease.arena.scope().isAlive()
+                || (lease.thread != null && lease.thread != Thread.currentThread())) {
+            return;
+        }
+        if (!group.beginClose()) {
+            return; // another close of it runs
+        }
+        try {
+            revoke(lease);
+        } catch (IllegalStateException inUse) {
+            group.closeRefused();
+            throw inUseByNativeCall("page group", "close it", inUse);
+        }
+        group.closed();
     }
 
     /**

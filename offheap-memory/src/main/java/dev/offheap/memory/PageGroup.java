@@ -104,7 +104,9 @@ public final class PageGroup implements AutoCloseable {
      *         {@link MemoryManager#releaseAll} or the manager's close. A CONFINED group that another thread
      *         released that way while the group's thread lives cannot be revoked from there: it stays
      *         alive for its own thread (its pages quarantined, or kept after the manager's close, as single
-     *         pages are; see {@link MemoryManager}) until that thread closes it or ends.
+     *         pages are; see {@link MemoryManager}) until that thread closes it or ends. A SHARED group
+     *         that a native call holds when the manager closes is kept alive the same way, until it is
+     *         closed once the call returned, or is no longer reachable.
      */
     public boolean isAlive() {
         if (state >= RELEASED) {
@@ -116,13 +118,18 @@ public final class PageGroup implements AutoCloseable {
     /**
      * Releases every page of the group: from now on every access through a segment of the group throws
      * {@link IllegalStateException}, and the pages may be handed to other owners. After the manager's
-     * close this does nothing.
+     * close it only ends a group that close kept alive (see {@link #isAlive()}): its segments throw from
+     * then on, and its memory, which the closed manager hands to no one, is freed when nothing can reach
+     * the group's scope any more (for a CONFINED group, once its thread ended); for any other group, and
+     * when called again, it does nothing. A CONFINED group's close from another thread does nothing then.
      *
-     * @throws IllegalStateException if the group was already closed, or is being closed by another thread,
-     *                               or its pages were released by {@link MemoryManager#releaseAll} (nothing
-     *                               changes then); or if a native call holds one of its pages (its scope is
-     *                               acquired): the group stays allocated, close it once the call returned
-     * @throws WrongThreadException  if the group is confined to another live thread; it stays allocated
+     * @throws IllegalStateException if, before the manager's close, the group was already closed, or is
+     *                               being closed by another thread, or its pages were released by
+     *                               {@link MemoryManager#releaseAll} (nothing changes then); or if a native
+     *                               call holds one of its pages (its scope is acquired), before or after the
+     *                               manager's close: the group stays allocated, close it once the call returned
+     * @throws WrongThreadException  if, before the manager's close, the group is confined to another live
+     *                               thread; it stays allocated
      */
     @Override
     public void close() {
