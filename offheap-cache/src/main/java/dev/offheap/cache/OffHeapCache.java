@@ -72,7 +72,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
 
     /**
      * @param keys the keys
-     * @return the values of the keys present, in no particular order
+     * @return the values of the keys present, in the order {@code keys} gave them, a key given twice once (at
+     *         its first place), as in Caffeine
      */
     Map<K, V> getAllPresent(Iterable<? extends K> keys);
 
@@ -80,9 +81,10 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * Gets the values, loading the absent ones with the builder's {@link CacheLoader}.
      *
      * @param keys the keys
-     * @return the value of every key present or loaded; keys the loader's {@link CacheLoader#loadAll} left
-     *         out of its result are absent from it (and not cached), and keys it added that were not asked
-     *         for are cached but not in it, as in Caffeine
+     * @return the value of every key present or loaded, in the order {@code keys} gave them (loaded keys
+     *         in their places among the present ones), a key given twice once (at its first place); keys the
+     *         loader's {@link CacheLoader#loadAll} left out of its result are absent from it (and not
+     *         cached), and keys it added that were not asked for are cached but not in it, as in Caffeine
      * @throws IllegalStateException if the cache was built without a loader
      * @throws CacheLoadException    if a load failed
      */

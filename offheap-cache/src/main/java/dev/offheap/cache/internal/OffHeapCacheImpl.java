@@ -993,7 +993,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /**
      * Looks up every key, in batches: the present ones go to {@code present}, the others to
-     * {@code absent} (if not null). Counts a hit or a miss for each.
+     * {@code absent} (if not null) and to {@code present} with a null value, which keeps the key's place in
+     * the order asked for the value a load may give it. Counts a hit or a miss for each.
      */
     private void lookupAll(Iterable<? extends K> keys, Map<K, V> present, Set<K> absent) {
         List<K> batch = new ArrayList<>(LOOKUP_BATCH);
@@ -1045,6 +1046,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 present.put(key, value(bytes));
             } else if (absent != null) {
                 absent.add(key);
+                present.putIfAbsent(key, null); // its place in the order asked, if it gets a value (see getAll)
             }
         }
     }
@@ -1069,12 +1071,20 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             throw new IllegalStateException("cache '" + name + "' was built without a loader");
         }
+        // in the order asked, as Caffeine's: the absent keys hold their places with null until loaded
         Map<K, V> result = new LinkedHashMap<>();
         Set<K> absent = new LinkedHashSet<>();
         lookupAll(keys, result, absent);
         if (absent.isEmpty()) {
             return result;
         }
+        loadAbsent(absent, result);
+        result.values().removeIf(Objects::isNull); // the keys that got no value
+        return result;
+    }
+
+    /** getAll's loads of the keys it did not find, into {@code result}. */
+    private void loadAbsent(Set<K> absent, Map<K, V> result) {
         // One load per key at a time, as get(key) keeps it: the keys another thread is loading are waited
         // for, only the others go to loadAll. Not inside a reader (see loadOnce).
         checkNotInsideReader();
@@ -1129,7 +1139,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     result.put(same.getKey(), value);
                 }
             }
-            return result;
         } catch (Throwable e) {
             // the loads this call registered and did not finish: their waiters get what stopped it (a
             // failed loadAll, the cache closed meanwhile, a checked exception a serializer threw undeclared:
