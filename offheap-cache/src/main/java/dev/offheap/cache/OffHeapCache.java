@@ -182,8 +182,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     void putAll(Map<? extends K, ? extends V> map);
 
     /**
-     * Stores a value if the key is absent. Finding the key reads its value: for
-     * {@link CacheBuilder#expireAfterAccess(Duration)} that is an access, as a get is.
+     * Stores a value if the key is absent. Finding the key reads its value, an access as a get is: the
+     * eviction policy counts the read and a {@link CacheBuilder#expireAfterAccess(Duration) access deadline}
+     * moves (no hit is counted in the statistics, as in Caffeine).
      *
      * @param key   the key
      * @param value the value to store if the key is absent

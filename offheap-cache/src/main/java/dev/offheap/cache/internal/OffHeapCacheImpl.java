@@ -1556,12 +1556,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /**
      * Under the write lock: a conditional write that finds the key live and returns its value has read it,
      * and an entry expires after access "this long after it was last read or written" (as Caffeine's
-     * putIfAbsent has it): its access deadline moves, as a get's would.
+     * putIfAbsent has it): its access deadline moves, as a get's would, and the eviction policy hears of
+     * the read, as Caffeine's putIfAbsent and computeIfAbsent tell theirs.
      */
-    private void accessLocked(Shard shard, int entry, long nowMillis) {
+    private void accessLocked(Shard shard, int entry, long hash, long nowMillis) {
         if (expireAfterAccessMillis > 0) {
             shard.refreshAccessDeadline(entry, refreshDeadline(nowMillis));
         }
+        shard.readLocked(entry, hash);
     }
 
     @Override
@@ -1569,7 +1571,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         MemorySegment v = valueSegment(value, keyBytes(key));
         byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry != 0) {
-                accessLocked(shard, entry, now);
+                accessLocked(shard, entry, hash, now);
                 return shard.valueCopyLocked(entry);
             }
             store(shard, hash, k, v, deadlines(now, 0), false, removals);
@@ -1713,7 +1715,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         V[] result = (V[]) new Object[1];
         byte[] present = update(key, (shard, entry, removals, hash, k, now) -> {
             if (onlyIfAbsent && entry != 0) {
-                accessLocked(shard, entry, now);
+                accessLocked(shard, entry, hash, now);
                 return shard.valueCopyLocked(entry);
             }
             V old;

@@ -1037,6 +1037,14 @@ final class Shard {
         }
     }
 
+    /**
+     * A read of a live entry found under the write lock (a putIfAbsent that finds its key): applied at once,
+     * as a replayed read is, since the lock is held anyway.
+     */
+    void readLocked(int entry, long hash) {
+        onReadLocked(entry, (int) hash);
+    }
+
     /** Applies one read of a live entry: counts it in the sketch, promotes or marks it. */
     private void onReadLocked(int entry, int hash) {
         long metaAt = address(entry) + META;
