@@ -816,6 +816,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 forgetUnwritten();
                 throw e;
             }
+            // every live value read before any access expiry moves: a getAll that throws because one cannot be
+            // deserialized served nothing, and renews (or expires) no entry it read before that one
+            for (Expirable<V> entry : stored.values()) {
+                if (!entry.isExpiredAt(op.now)) {
+                    entry.value(); // kept for hitOrMiss
+                }
+            }
             List<K> missing = new ArrayList<>();
             for (K key : keys) {
                 V value = hitOrMiss(key, stored.get(key), op);
