@@ -272,7 +272,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * The cache as a {@link java.util.concurrent.ConcurrentMap}, for code that takes a map: every method is
      * a call of this cache, with its costs (each value read is deserialized into a fresh copy) and its
      * rules. Keys are equal when their serialized bytes are, and so are values where the map compares them
-     * ({@code remove(key, value)}, {@code replace(key, old, new)}); {@code null} keys and values are
+     * ({@code remove(key, value)}, {@code replace(key, old, new)}, {@code containsValue}, the values'
+     * {@code contains} and {@code remove}, the entry set's {@code contains} and {@code remove}); {@code null} keys and values are
      * refused with {@link NullPointerException}; entries may leave at any time, evicted or expired;
      * {@code size()} is {@link #size()}, capped at {@link Integer#MAX_VALUE}. Iterators of the map and of
      * its views are weakly consistent, as {@link #keys()} and {@link #entries()} are, and support

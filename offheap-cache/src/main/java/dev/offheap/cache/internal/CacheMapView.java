@@ -24,7 +24,9 @@ import java.util.function.Supplier;
  * {@link OffHeapCache#asMap()}: the cache as a {@link ConcurrentMap}, every method a call of the cache.
  *
  * <p>What differs from an on-heap map: keys are equal when their serialized bytes are, and so are values
- * in {@code remove(key, value)} and {@code replace(key, old, new)}; every value read is a fresh copy;
+ * wherever the map compares them ({@code remove(key, value)}, {@code replace(key, old, new)},
+ * {@code containsValue}, the values' {@code contains} and {@code remove}, the entry set's {@code contains}
+ * and {@code remove}); every value read is a fresh copy;
  * entries may leave at any time through eviction or expiry; {@link #size()} is the cache's entry count,
  * capped at {@link Integer#MAX_VALUE}, and {@link #isEmpty()} agrees with it (both may count expired
  * entries not yet removed, as {@link OffHeapCache#size()} says). Iterators and the views' iterators are weakly consistent, as the
@@ -79,7 +81,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
     @Override
     public boolean containsValue(Object value) {
         Objects.requireNonNull(value, "value");
-        return super.containsValue(value);
+        return typed(() -> cache.findValue(cast(value), false));
     }
 
     @Override
@@ -320,6 +322,13 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
             return containsValue(value);
         }
 
+        /** Removes one entry of the value, compared by its bytes, while it still has it. */
+        @Override
+        public boolean remove(Object value) {
+            Objects.requireNonNull(value, "value");
+            return typed(() -> cache.findValue(cast(value), true));
+        }
+
         @Override
         public boolean removeIf(Predicate<? super V> filter) {
             Objects.requireNonNull(filter, "filter");
@@ -358,8 +367,7 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
             if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
                 return false;
             }
-            V present = get(e.getKey());
-            return present != null && present.equals(e.getValue());
+            return typed(() -> cache.containsEntry(cast(e.getKey()), cast(e.getValue())));
         }
 
         @Override

@@ -1661,6 +1661,42 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
+    /**
+     * The map view's {@code containsValue} and its values' {@code remove(value)}: looks for a live entry
+     * whose value has the serialized bytes of {@code value}, as the view compares values (equals would
+     * never find a {@code byte[]} value, each read a fresh copy), reading entries as an iteration does (no
+     * access, no hit or miss, no value deserialized).
+     *
+     * @param remove whether the first entry found is removed, while it still has those bytes
+     * @return whether one was found (and removed)
+     */
+    boolean findValue(V value, boolean remove) {
+        byte[] expected = valueBytes(value, "value");
+        checkOpen();
+        if (expected == null) {
+            return false;
+        }
+        KeyCursor cursor = new KeyCursor();
+        while (cursor.hasNext()) {
+            byte[] k = cursor.next();
+            byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
+            if (seen != null && Arrays.equals(seen, expected) && (!remove || removeBytes(k, expected))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The map view's entry set's {@code contains}: whether the key's value has the serialized bytes of
+     * {@code value}. Read as the view's get reads (a hit or a miss, an access), as it was.
+     */
+    boolean containsEntry(K key, V value) {
+        byte[] present = lookup(key, true);
+        byte[] expected = valueBytes(value, "value");
+        return present != null && expected != null && Arrays.equals(present, expected);
+    }
+
     /** @return the value's bytes, or null for a value over the entry limit, which equals no stored value */
     private byte[] valueBytes(V value, String what) {
         Objects.requireNonNull(value, what);
@@ -1769,7 +1805,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public boolean remove(K key, V value) {
-        byte[] expected = valueBytes(value, "value");
+        return removeBytes(keyBytes(key), valueBytes(value, "value"));
+    }
+
+    /** Removes the key's entry if its live value has the bytes {@code expected} (null matches nothing). */
+    private boolean removeBytes(byte[] key, byte[] expected) {
         return update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
