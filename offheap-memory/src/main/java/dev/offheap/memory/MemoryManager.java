@@ -1127,13 +1127,7 @@ public final class MemoryManager implements AutoCloseable {
                     + (group.wasRevoked() ? ", by releaseAll of its owner"
                     : group.isReleased() ? " (closed twice)" : ", or is being closed by another thread"));
         }
-        try {
-            revoke(lease);
-        } catch (IllegalStateException inUse) {
-            group.closeRefused();
-            throw inUseByNativeCall("page group", "close it", inUse);
-        }
-        group.closed();
+        revokeClosingGroup(group, lease);
         // Usually every slot is still the group's: then they all go back as they are, with no copy. A slot
         // releaseAll took meanwhile (another thread's) is left out, and those after it are copied.
         int[] slots = group.slots;
@@ -1173,6 +1167,14 @@ public final class MemoryManager implements AutoCloseable {
         if (!group.beginClose()) {
             return; // another close of it runs
         }
+        revokeClosingGroup(group, lease);
+    }
+
+    /**
+     * Revokes the scope of a group whose close has begun and marks it closed; a scope a native call holds
+     * ends the close refused, the group as it was.
+     */
+    private void revokeClosingGroup(PageGroup group, Lease lease) {
         try {
             revoke(lease);
         } catch (IllegalStateException inUse) {

@@ -567,6 +567,16 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return loaded == null ? Map.of() : loaded;
     }
 
+    /** {@link #loadMany} with the keys marked as this thread's loads while it runs (see {@link #loadingHere}). */
+    private Map<K, V> loadManyMarked(List<K> keys) {
+        Runnable unmark = loadingHere(keys);
+        try {
+            return loadMany(keys);
+        } finally {
+            unmark.run();
+        }
+    }
+
     /** Calls the loader's {@code load}; any Exception it throws becomes a CacheLoaderException. */
     private V load(K key) {
         try {
@@ -839,13 +849,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 for (int i = 0; i < changesSeen.length; i++) {
                     changesSeen[i] = changes.get(changeStripe(missing.get(i)));
                 }
-                Map<K, V> loaded;
-                Runnable unmark = loadingHere(missing);
-                try {
-                    loaded = loadMany(missing);
-                } finally {
-                    unmark.run();
-                }
+                Map<K, V> loaded = loadManyMarked(missing);
                 Map<ByteBuffer, V> loadedByBytes = null; // made at the first key the loader's map does not hold as is
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
@@ -935,13 +939,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     toLoad.add(key);
                 }
             }
-            Map<K, V> loaded;
-            Runnable unmark = loadingHere(toLoad);
-            try {
-                loaded = loadMany(toLoad);
-            } finally {
-                unmark.run();
-            }
+            Map<K, V> loaded = loadManyMarked(toLoad);
             Op op = new Op();
             for (Map.Entry<K, V> entry : loaded.entrySet()) {
                 if (entry.getKey() != null && entry.getValue() != null) {

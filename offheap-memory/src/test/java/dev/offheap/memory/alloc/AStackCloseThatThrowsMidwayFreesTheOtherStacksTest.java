@@ -94,7 +94,7 @@ class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
     }
 
     /** @return the scope of the stack of a thread that pushed a frame and ended (its stack stays until a sweep) */
-    private static MemorySegment.Scope stackOfAnEndedThread(StackAllocator stack) throws InterruptedException {
+    static MemorySegment.Scope stackOfAnEndedThread(StackAllocator stack) throws InterruptedException {
         AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
         Thread thread = Thread.ofPlatform().start(() -> {
             try (StackAllocator.Frame frame = stack.pushFrame()) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.offheap.memory.Budget;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,8 +25,8 @@ class ASweepWhoseBudgetRefusesAReleaseFreesEveryDeadStackTest {
         Budget budget = Budget.root("sweep-release-throws", 4L * STACK, report -> { });
         StackAllocator stack = StackAllocator.builder().name("sweep-release-throws").stackSize(STACK)
                 .debug(DebugMode.OFF).budget(budget).registerMBean(false).build();
-        MemorySegment.Scope first = stackOfAnEndedThread(stack);
-        MemorySegment.Scope second = stackOfAnEndedThread(stack);
+        MemorySegment.Scope first = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
+        MemorySegment.Scope second = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
         assertThat(budget.used()).isEqualTo(2L * STACK);
         assertThat(stack.stackCount()).isEqualTo(2);
         // misuse: someone released from the allocator's budget what was not theirs; only one of the two stacks'
@@ -62,7 +61,7 @@ class ASweepWhoseBudgetRefusesAReleaseFreesEveryDeadStackTest {
         Budget budget = Budget.root("sweep-release-throws-full", 4L * STACK, report -> { });
         StackAllocator stack = StackAllocator.builder().name("sweep-release-throws-full").stackSize(STACK)
                 .debug(DebugMode.OFF).budget(budget).registerMBean(false).build();
-        MemorySegment.Scope dead = stackOfAnEndedThread(stack);
+        MemorySegment.Scope dead = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
         budget.release(STACK); // misuse, as above: the stack's own release is now an over-release
         Budget other = budget.child("other", 4L * STACK);
         other.reserve(4L * STACK);
@@ -78,19 +77,5 @@ class ASweepWhoseBudgetRefusesAReleaseFreesEveryDeadStackTest {
         stack.close();
         other.close();
         budget.close();
-    }
-
-    /** @return the scope of the stack of a thread that pushed a frame and ended (its stack stays until a sweep) */
-    private static MemorySegment.Scope stackOfAnEndedThread(StackAllocator stack) throws InterruptedException {
-        AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
-        Thread thread = Thread.ofPlatform().start(() -> {
-            try (StackAllocator.Frame frame = stack.pushFrame()) {
-                scope.set(frame.scope());
-            }
-        });
-        thread.join();
-        assertThat(scope.get()).isNotNull();
-        assertThat(scope.get().isAlive()).isTrue();
-        return scope.get();
     }
 }
