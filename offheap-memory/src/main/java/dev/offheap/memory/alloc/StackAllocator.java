@@ -734,6 +734,9 @@ public final class StackAllocator implements AutoCloseable {
      * all freed by {@link #close()}. Confined to the thread that pushed it.
      */
     public static final class Frame implements Arena {
+        /** The scope of a closed frame whose segments keep the stack's scope (OFF and SAMPLED): closed at once. */
+        private static final MemorySegment.Scope CLOSED_SCOPE = closedScope();
+
         private final StackAllocator.ThreadStack stack;
         private final int savedChunk;
         private final long savedOffset;
@@ -752,6 +755,12 @@ public final class StackAllocator implements AutoCloseable {
             this.depth = depth;
             this.seq = seq;
             this.parentSeq = parentSeq;
+        }
+
+        private static MemorySegment.Scope closedScope() {
+            Arena arena = Arena.ofConfined();
+            arena.close();
+            return arena.scope();
         }
 
         /** Open: not closed, and not popped by the close of a frame outside it. Owner thread only. */
@@ -859,10 +868,21 @@ public final class StackAllocator implements AutoCloseable {
                     + " is); allocate from the innermost frame");
         }
 
-        /** @return the scope of this frame's segments: its own in {@link DebugMode#FULL}, else its stack's */
+        /**
+         * The scope of this frame's segments while the frame is open: its own in {@link DebugMode#FULL}, else its
+         * stack's. Once the frame is closed (or popped by the close of a frame outside it) the scope is not alive,
+         * as {@link Arena#close()} promises, in every mode: in {@link DebugMode#OFF} and {@link DebugMode#SAMPLED}
+         * it is then a closed scope of no segment, since the frame's segments keep the stack's scope and still
+         * reach its memory (see the class description). Read on the frame's thread, it tells a closed frame at once.
+         *
+         * @return the frame's scope, alive exactly while the frame is open and its stack allocator is not closed
+         */
         @Override
         public MemorySegment.Scope scope() {
-            return own != null ? own.scope() : stack.arena.scope();
+            if (own != null) {
+                return own.scope();
+            }
+            return isOpen() ? stack.arena.scope() : CLOSED_SCOPE;
         }
 
         /**
