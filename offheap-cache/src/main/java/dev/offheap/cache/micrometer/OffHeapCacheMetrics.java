@@ -23,11 +23,12 @@ import java.util.function.ToLongFunction;
  * bytes: {@code cache.eviction.weight}, {@code cache.weight}, {@code cache.memory.used} and
  * {@code cache.memory.capacity} (all in bytes). Every meter carries the tag {@code cache=<name>}.
  *
- * <p>Meters read the cache when the registry polls them; after the cache is closed they report
- * {@code NaN} (gauges) or their last counts stop moving. The meters hold the cache weakly, as
- * Micrometer's own cache binders do: binding a cache does not keep it alive, and once it is collected
- * (a cache that is never closed gives its memory back then, see {@link OffHeapCache#close()}) they
- * report {@code NaN} as well. The binder holds it weakly too, so keeping the binder does not keep the cache
+ * <p>Meters read the cache when the registry polls them. After the cache is closed the gauges report
+ * {@code NaN}, and the counters and the load timer keep the values they last read: they are cumulative, and
+ * one that fell to {@code NaN} or 0 would read as a reset (or a gap) to every backend that rates it. The
+ * meters hold the cache weakly, as Micrometer's own cache binders do: binding a cache does not keep it alive,
+ * and once it is collected (a cache that is never closed gives its memory back then, see
+ * {@link OffHeapCache#close()}) the gauges report {@code NaN} as well and the counters keep their last values. The binder holds it weakly too, so keeping the binder does not keep the cache
  * either; binding a binder whose cache was collected registers nothing. Thread-safe.
  *
  * <pre>{@code
@@ -82,19 +83,11 @@ public final class OffHeapCacheMetrics implements MeterBinder {
                 CacheStats::loadSuccessCount);
         counter(registry, cache, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"), null,
                 CacheStats::loadFailureCount);
-        // the count is a long: once the cache is closed it keeps its last value rather than falling to 0, which
-        // a backend that rates it would read as a reset (the total time reports NaN, as the counters do)
         AtomicLong lastLoadCount = new AtomicLong();
+        AtomicLong lastLoadNanos = new AtomicLong();
         FunctionTimer.builder("cache.load.duration", cache,
-                        c -> {
-                            double loads = stat(c, s -> s.loadSuccessCount() + s.loadFailureCount());
-                            if (Double.isNaN(loads)) {
-                                return lastLoadCount.get();
-                            }
-                            lastLoadCount.set((long) loads);
-                            return (long) loads;
-                        },
-                        c -> stat(c, CacheStats::totalLoadTimeNanos), TimeUnit.NANOSECONDS)
+                        c -> (long) cumulative(c, s -> s.loadSuccessCount() + s.loadFailureCount(), lastLoadCount),
+                        c -> cumulative(c, CacheStats::totalLoadTimeNanos, lastLoadNanos), TimeUnit.NANOSECONDS)
                 .tags(tags).description("time spent loading").register(registry);
         gauge(registry, cache, "cache.size", "entries now", null, c -> c.size());
         gauge(registry, cache, "cache.weight", "bytes the entries use: keys, values, headers", "bytes",
@@ -106,7 +99,8 @@ public final class OffHeapCacheMetrics implements MeterBinder {
 
     private void counter(MeterRegistry registry, OffHeapCache<?, ?> cache, String name, String description,
                          Tags extra, String unit, ToLongFunction<CacheStats> count) {
-        FunctionCounter.builder(name, cache, c -> stat(c, count)).tags(tags).tags(extra)
+        AtomicLong last = new AtomicLong();
+        FunctionCounter.builder(name, cache, c -> cumulative(c, count, last)).tags(tags).tags(extra)
                 .description(description).baseUnit(unit).register(registry);
     }
 
@@ -114,6 +108,15 @@ public final class OffHeapCacheMetrics implements MeterBinder {
                        ToDoubleFunction<OffHeapCache<?, ?>> value) {
         Gauge.builder(name, cache, c -> c.isClosed() ? Double.NaN : value.applyAsDouble(c)).tags(tags)
                 .description(description).baseUnit(unit).register(registry);
+    }
+
+    /**
+     * A cumulative value: the statistic now, or once the cache is closed the highest value read before. Never
+     * lower than one read before, so two polls racing each other cannot make it step back either.
+     */
+    private static double cumulative(OffHeapCache<?, ?> cache, ToLongFunction<CacheStats> field, AtomicLong last) {
+        double now = stat(cache, field);
+        return Double.isNaN(now) ? last.get() : last.accumulateAndGet((long) now, Math::max);
     }
 
     private static double stat(OffHeapCache<?, ?> cache, ToLongFunction<CacheStats> field) {
