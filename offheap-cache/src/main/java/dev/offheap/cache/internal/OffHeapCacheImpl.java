@@ -2107,6 +2107,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     // ------------------------------------------------------------------ JMX
 
+    /** @return whether the cache counts hits, misses, loads, evictions and expirations ({@code recordStats}) */
+    public boolean recordsStats() {
+        return stats.enabled();
+    }
+
     /** @return the name the MBean was registered under, or null if registration failed */
     public ObjectName mbeanName() {
         return resources.mbeanName();

@@ -2,6 +2,7 @@ package dev.offheap.cache.micrometer;
 
 import dev.offheap.cache.CacheStats;
 import dev.offheap.cache.OffHeapCache;
+import dev.offheap.cache.internal.OffHeapCacheImpl;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -21,7 +22,11 @@ import java.util.function.ToLongFunction;
  * Binds a cache's statistics to a Micrometer registry, with the names Micrometer's own cache binders use
  * ({@code cache.gets{result=hit|miss}}, {@code cache.evictions}, {@code cache.size}, ...) plus the cache's
  * bytes: {@code cache.eviction.weight}, {@code cache.weight}, {@code cache.memory.used} and
- * {@code cache.memory.capacity} (all in bytes). Every meter carries the tag {@code cache=<name>}.
+ * {@code cache.memory.capacity} (all in bytes). Every meter carries the tag {@code cache=<name>}. A cache built
+ * with {@link dev.offheap.cache.CacheBuilder#recordStats recordStats(false)} counts nothing: it gets the gauges
+ * only ({@code cache.size}, {@code cache.weight}, {@code cache.memory.used}, {@code cache.memory.capacity}), as
+ * Micrometer's Caffeine binder registers only {@code cache.size} for a cache that records no statistics, since
+ * counters that read 0 for ever would show a cache that is never used; the binder logs a warning then.
  *
  * <p>Meters read the cache when the registry polls them. After the cache is closed the gauges report
  * {@code NaN}, and the counters and the load timer keep the values they last read: they are cumulative, and
@@ -36,12 +41,15 @@ import java.util.function.ToLongFunction;
  * }</pre>
  */
 public final class OffHeapCacheMetrics implements MeterBinder {
+    private static final System.Logger LOG = System.getLogger(OffHeapCacheMetrics.class.getName());
+
     /**
      * Weak, as the meters' references are: an application that keeps its binders (a container's list of
      * {@code MeterBinder}s) and drops a cache without closing it would otherwise keep the cache reachable,
      * and the cleaner that gives an unclosed cache's native memory back would never run.
      */
     private final WeakReference<OffHeapCache<?, ?>> cacheRef;
+    private final String cacheName;
     private final Tags tags;
 
     /**
@@ -52,7 +60,7 @@ public final class OffHeapCacheMetrics implements MeterBinder {
      */
     public OffHeapCacheMetrics(OffHeapCache<?, ?> cache, String cacheName, Iterable<Tag> tags) {
         this.cacheRef = new WeakReference<>(Objects.requireNonNull(cache, "cache"));
-        Objects.requireNonNull(cacheName, "cacheName");
+        this.cacheName = Objects.requireNonNull(cacheName, "cacheName");
         this.tags = Tags.concat(Objects.requireNonNull(tags, "tags"), "cache", cacheName);
     }
 
@@ -69,6 +77,21 @@ public final class OffHeapCacheMetrics implements MeterBinder {
         if (cache == null) {
             return; // collected: its meters would only ever report NaN
         }
+        if (cache instanceof OffHeapCacheImpl<?, ?> impl && !impl.recordsStats()) {
+            LOG.log(System.Logger.Level.WARNING, "cache '" + cacheName + "' does not record statistics: only its"
+                    + " gauges are registered (build it with recordStats(true) for the counters)");
+        } else {
+            bindCounters(registry, cache);
+        }
+        gauge(registry, cache, "cache.size", "entries now", null, c -> c.size());
+        gauge(registry, cache, "cache.weight", "bytes the entries use: keys, values, headers", "bytes",
+                c -> c.weightedSize());
+        gauge(registry, cache, "cache.memory.used", "bytes in use, tables included", "bytes",
+                c -> c.stats().usedBytes());
+        gauge(registry, cache, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
+    }
+
+    private void bindCounters(MeterRegistry registry, OffHeapCache<?, ?> cache) {
         counter(registry, cache, "cache.gets", "lookups that found an entry", Tags.of("result", "hit"), null,
                 CacheStats::hitCount);
         counter(registry, cache, "cache.gets", "lookups that found no entry", Tags.of("result", "miss"), null,
@@ -89,12 +112,6 @@ public final class OffHeapCacheMetrics implements MeterBinder {
                         c -> (long) cumulative(c, s -> s.loadSuccessCount() + s.loadFailureCount(), lastLoadCount),
                         c -> cumulative(c, CacheStats::totalLoadTimeNanos, lastLoadNanos), TimeUnit.NANOSECONDS)
                 .tags(tags).description("time spent loading").register(registry);
-        gauge(registry, cache, "cache.size", "entries now", null, c -> c.size());
-        gauge(registry, cache, "cache.weight", "bytes the entries use: keys, values, headers", "bytes",
-                c -> c.weightedSize());
-        gauge(registry, cache, "cache.memory.used", "bytes in use, tables included", "bytes",
-                c -> c.stats().usedBytes());
-        gauge(registry, cache, "cache.memory.capacity", "the capacity in bytes", "bytes", OffHeapCache::capacityBytes);
     }
 
     private void counter(MeterRegistry registry, OffHeapCache<?, ?> cache, String name, String description,
