@@ -310,7 +310,7 @@ public final class MemoryManager implements AutoCloseable {
         OwnerRecord record = record(owner, magazine);
         int slot = magazine != null ? magazine.take() : -1;
         if (slot < 0) {
-            slot = takeSlotsFromPool(record, magazine, 1)[0];
+            slot = takeSlotsFromPool(record, magazine, 1, 0)[0];
         }
         try {
             return lease(slot, record);
@@ -570,7 +570,7 @@ public final class MemoryManager implements AutoCloseable {
             throw refused(record, bytes, ByteSize.format(bytes) + " of reservation, more than the manager has,",
                     usedBytes(), List.of());
         }
-        reserveOrSpill(record, bytes, ByteSize.format(bytes) + " of reservation");
+        reserveOrSpill(record, bytes, ByteSize.format(bytes) + " of reservation", 0);
         record.reservedBytes.addAndGet(bytes);
     }
 
@@ -913,7 +913,7 @@ public final class MemoryManager implements AutoCloseable {
         if (taken < count) {
             int[] fromPool;
             try {
-                fromPool = takeSlotsFromPool(record, magazine, count - taken);
+                fromPool = takeSlotsFromPool(record, magazine, count - taken, taken);
             } catch (RuntimeException | Error e) {
                 // an Error too (a spill callback's AssertionError): the slots taken must not be lost
                 returnSlots(slots, 0, taken);
@@ -924,14 +924,21 @@ public final class MemoryManager implements AutoCloseable {
         return slots;
     }
 
-    /** Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool. */
-    private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count) {
+    /**
+     * Takes {@code count} slots past the caller's cache: budget first (spilling if needed), then the pool.
+     *
+     * @param fromCache slots the request took from the caller's cache already: a refusal names the whole request,
+     *                  and does not count those as used (they go back)
+     */
+    private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count, int fromCache) {
         int extra = 0;
         int batch = Math.min(MAGAZINE_BATCH, magazineCapacity);
         if (magazine != null && count == 1 && budget.tryReserve((long) batch << pageShift)) {
             extra = batch - 1;
         } else {
-            reserveOrSpill(record, (long) count << pageShift, count + (count == 1 ? " page" : " pages"));
+            int requested = count + fromCache;
+            reserveOrSpill(record, (long) count << pageShift, requested + (requested == 1 ? " page" : " pages"),
+                    (long) fromCache << pageShift);
         }
         int[] slots = new int[count];
         int[] refill = extra > 0 ? new int[extra] : null;
@@ -1551,7 +1558,14 @@ public final class MemoryManager implements AutoCloseable {
 
     // =================================================================== internals: budget and spilling
 
-    private void reserveOrSpill(OwnerRecord requester, long bytes, String what) {
+    /**
+     * Reserves {@code bytes} from the budget, asking other owners to spill if it refuses.
+     *
+     * @param what     the request, as a refusal names it
+     * @param taken    bytes of the request already held in the budget (free pages it took from the caller's
+     *                 cache): a refusal reports them as requested, not as used, since they go back
+     */
+    private void reserveOrSpill(OwnerRecord requester, long bytes, String what, long taken) {
         if (budget.tryReserve(bytes)) {
             return;
         }
@@ -1622,7 +1636,7 @@ public final class MemoryManager implements AutoCloseable {
                 }
             }
         }
-        throw refused(requester, bytes, what, budget.used(), asked);
+        throw refused(requester, bytes + taken, what, budget.used() - taken, asked);
     }
 
     /**
