@@ -1595,7 +1595,8 @@ public final class MemoryManager implements AutoCloseable {
                 if (callback == null || candidate.removed) {
                     continue;
                 }
-                long needed = bytes - budget.available();
+                // never negative: another thread may release bytes between the refusal and this read
+                long needed = Math.max(bytes - budget.available(), 0);
                 SpillEvent event = new SpillEvent();
                 long freed;
                 beginSpill(candidate);
@@ -1603,7 +1604,7 @@ public final class MemoryManager implements AutoCloseable {
                     event.begin();
                     depth[0]++;
                     try {
-                        callback.spill(this, Math.max(needed, 0));
+                        callback.spill(this, needed);
                     } catch (Exception e) {
                         // checked ones too: a callback in a language without checked exceptions (or a sneaky throw)
                         // throws an IOException from its spill file; let through, it skipped the clean-up of

@@ -41,7 +41,11 @@ public interface AllocatorMXBean {
      */
     long getFootprintBytes();
 
-    /** @return the most native memory the allocator can hold (a pooled allocator's address range); -1 for no such cap */
+    /**
+     * @return the most native memory the allocator can hold of its own (a pooled allocator's address range); -1 for
+     * no such cap. Pages a pooled allocator takes from a memory manager for large blocks are not in it, so its
+     * footprint can exceed this.
+     */
     long getCapacityBytes();
 
     /** @return threads with a cache (pooled) or a stack (stack) not yet swept; 0 for a native allocator */
