@@ -891,7 +891,11 @@ public final class StackAllocator implements AutoCloseable {
          * does nothing.
          *
          * @throws WrongThreadException  if called from a thread other than the one that pushed the frame
-         * @throws IllegalStateException if frames inside this one were still open (they are closed now)
+         * @throws IllegalStateException if frames inside this one were still open (they are closed now); or, in
+         *                               {@link DebugMode#FULL}, if a native call (a downcall whose upcall closes the
+         *                               frame) is using a segment of this frame or of a frame inside it: then the
+         *                               frame stays open, its memory not handed to the next frame, and closes once
+         *                               the call has returned
          */
         @Override
         public void close() {
@@ -913,13 +917,16 @@ public final class StackAllocator implements AutoCloseable {
                     }
                 }
             }
+            // FULL mode: the scope first. A native call working on a segment of this frame holds it, and its close
+            // is refused (IllegalStateException): the frame must then stay as it was, its memory not handed on to
+            // the next frame while the call still uses it (a close from the call's upcall, on this thread)
+            closeScope();
             if (s.chunkIndex != savedChunk) {
                 s.useChunk(savedChunk);
             }
             s.offset = savedOffset;
             s.depth = depth - 1;
             s.top = parentSeq;
-            closeScope();
             if (innerOpen > 0) {
                 throw new IllegalStateException("frame " + depth + " was closed while " + innerOpen
                         + " frames inside it were open; they were closed with it (close frames in LIFO order)");
@@ -930,7 +937,12 @@ public final class StackAllocator implements AutoCloseable {
             // alive unless the allocator's close() closed it already: popping the frame after that is fine
             if (own != null) {
                 if (own.scope().isAlive()) {
-                    own.close();
+                    try {
+                        own.close();
+                    } catch (IllegalStateException inUse) {
+                        throw new IllegalStateException("frame " + depth + " cannot be closed while a native call uses"
+                                + " one of its segments; it stays open: close it once the call has returned", inUse);
+                    }
                 }
                 if (stack.openFrames != null) {
                     stack.openFrames[depth] = null;
