@@ -62,9 +62,13 @@ public final class HeldInDowncall {
         assertThat(failure.get()).as("the downcall failed").isNull();
     }
 
-    // downcallHandle is restricted: qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *))
+    /**
+     * @return libc's {@code qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *))},
+     *         a downcall that works on a segment and calls back into Java while it holds the segment's scope
+     */
+    // downcallHandle is restricted: the descriptor is qsort's
     @SuppressWarnings("restricted")
-    private static MethodHandle qsort() {
+    public static MethodHandle qsort() {
         Linker linker = Linker.nativeLinker();
         return linker.downcallHandle(linker.defaultLookup().find("qsort").orElseThrow(),
                 FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
