@@ -43,15 +43,7 @@ class ComputeKeepsTheEntrysPlaceInTheEvictionOrderTest {
             assertThat(cache.getIfPresent("hot")).isNotNull();
             cache.put("filler-40", VALUE); // the write replays the read: "hot" is protected now
             touch.accept(cache);
-            // not so many that the keys promoted meanwhile (read after their turn in the window) overflow the
-            // protected queue, which would demote "hot" too (about 1,500 here)
-            for (int i = 0; i < 1_000; i++) {
-                String key = "new-" + i;
-                cache.put(key, VALUE);
-                for (int read = 0; read < 5; read++) {
-                    cache.getIfPresent(key);
-                }
-            }
+            streamOfKeysReadOftenWhileNew(cache);
             ((OffHeapCacheImpl<?, ?>) cache).verify();
             boolean present = cache.getIfPresent("hot") != null;
             assertThat(heard.contains(RemovalCause.SIZE)).isEqualTo(!present);
@@ -95,5 +87,20 @@ class ComputeKeepsTheEntrysPlaceInTheEvictionOrderTest {
     @Test
     void aPutOverTheEntryKeepsItProtected() {
         assertThat(survives(cache -> cache.put("hot", VALUE))).isTrue();
+    }
+
+    /**
+     * 1,000 new keys, each read five times while new: more often than an entry read once. Not so many that
+     * the keys promoted meanwhile (read after their turn in the window) overflow the protected queue, which
+     * would demote a protected entry too (about 1,500 here).
+     */
+    static void streamOfKeysReadOftenWhileNew(OffHeapCache<String, String> cache) {
+        for (int i = 0; i < 1_000; i++) {
+            String key = "new-" + i;
+            cache.put(key, VALUE);
+            for (int read = 0; read < 5; read++) {
+                cache.getIfPresent(key);
+            }
+        }
     }
 }

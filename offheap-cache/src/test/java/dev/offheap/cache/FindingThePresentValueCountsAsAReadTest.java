@@ -33,13 +33,7 @@ class FindingThePresentValueCountsAsAReadTest {
             }
             touch.accept(cache);
             cache.put("filler-40", VALUE); // the write replays recorded reads
-            for (int i = 0; i < 1_000; i++) {
-                String key = "new-" + i;
-                cache.put(key, VALUE);
-                for (int read = 0; read < 5; read++) {
-                    cache.getIfPresent(key);
-                }
-            }
+            ComputeKeepsTheEntrysPlaceInTheEvictionOrderTest.streamOfKeysReadOftenWhileNew(cache);
             ((OffHeapCacheImpl<?, ?>) cache).verify();
             return cache.containsKey("hot");
         }

@@ -178,15 +178,7 @@ class LoaderContractTest {
         CountDownLatch loading = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (OffHeapCache<String, String> cache = builder().build()) {
-            CompletableFuture<String> loader = CompletableFuture.supplyAsync(() -> cache.get("k", key -> {
-                loading.countDown();
-                try {
-                    release.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-                return "v";
-            }), runnable -> Thread.ofPlatform().daemon().start(runnable));
+            CompletableFuture<String> loader = CompletableFuture.supplyAsync(() -> cache.get("k", key -> loadAfter(loading, release)), runnable -> Thread.ofPlatform().daemon().start(runnable));
             assertThat(loading.await(20, TimeUnit.SECONDS)).isTrue();
 
             AtomicReference<Throwable> waiterFailure = new AtomicReference<>();
@@ -276,15 +268,7 @@ class LoaderContractTest {
         AtomicBoolean readerRan = new AtomicBoolean();
         OffHeapCache<String, String> cache = builder().build();
         try {
-            CompletableFuture<Long> loader = CompletableFuture.supplyAsync(() -> cache.readOrLoad("k", key -> {
-                loading.countDown();
-                try {
-                    release.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-                return "v";
-            }, segment -> {
+            CompletableFuture<Long> loader = CompletableFuture.supplyAsync(() -> cache.readOrLoad("k", key -> loadAfter(loading, release), segment -> {
                 readerRan.set(true);
                 return segment.byteSize();
             }), runnable -> Thread.ofPlatform().daemon().start(runnable));
@@ -304,5 +288,16 @@ class LoaderContractTest {
             release.countDown();
             cache.close();
         }
+    }
+
+    /** A load that says it has begun, then waits (at most 20 s) for {@code release} and gives "v". */
+    private static String loadAfter(CountDownLatch loading, CountDownLatch release) {
+        loading.countDown();
+        try {
+            release.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return "v";
     }
 }

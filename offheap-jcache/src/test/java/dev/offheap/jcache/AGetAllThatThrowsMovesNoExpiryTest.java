@@ -8,8 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import javax.cache.Cache;
 import javax.cache.configuration.FactoryBuilder;
-import javax.cache.expiry.Duration;
-import javax.cache.expiry.ExpiryPolicy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,24 +19,6 @@ import org.junit.jupiter.api.Test;
  */
 class AGetAllThatThrowsMovesNoExpiryTest extends JCacheTestBase {
 
-    /** Entries live for good until read, and expire at their first read. */
-    public static final class ExpiresWhenRead implements ExpiryPolicy {
-        @Override
-        public Duration getExpiryForCreation() {
-            return Duration.ETERNAL;
-        }
-
-        @Override
-        public Duration getExpiryForAccess() {
-            return Duration.ZERO;
-        }
-
-        @Override
-        public Duration getExpiryForUpdate() {
-            return null;
-        }
-    }
-
     @AfterEach
     void readable() {
         Fragile.unreadable = false;
@@ -47,7 +27,9 @@ class AGetAllThatThrowsMovesNoExpiryTest extends JCacheTestBase {
     @Test
     void theKeysReadBeforeTheUnreadableOneKeepTheirExpiry() {
         OffHeapConfiguration<String, Fragile> configuration = small(String.class, Fragile.class);
-        configuration.setExpiryPolicyFactory(FactoryBuilder.factoryOf(ExpiresWhenRead.class));
+        // entries live for good until read, and expire at their first read
+        configuration.setExpiryPolicyFactory(
+                FactoryBuilder.factoryOf(OffHeapCachingProviderTest.ExpireOnAccess.class));
         Cache<String, Fragile> cache = manager.createCache("expires-when-read", configuration);
         cache.put("first", new Fragile("readable"));
         cache.put("second", new Fragile("readable too"));

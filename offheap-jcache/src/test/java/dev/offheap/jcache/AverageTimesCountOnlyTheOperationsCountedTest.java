@@ -3,16 +3,13 @@ package dev.offheap.jcache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.Serial;
-import java.io.Serializable;
 import java.lang.management.ManagementFactory;
-import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import javax.cache.Cache;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.expiry.Duration;
-import javax.cache.integration.CacheWriter;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class AverageTimesCountOnlyTheOperationsCountedTest extends JCacheTestBase {
 
     /** Writes instantly, except key "slow", for 300 ms. */
-    public static final class SlowWriter implements CacheWriter<String, String>, Serializable {
+    public static final class SlowWriter extends WriteOnlyWriter {
         @Serial
         private static final long serialVersionUID = 1L;
 
@@ -45,20 +42,6 @@ class AverageTimesCountOnlyTheOperationsCountedTest extends JCacheTestBase {
                     Thread.currentThread().interrupt();
                 }
             }
-        }
-
-        @Override
-        public void writeAll(Collection<Cache.Entry<? extends String, ? extends String>> entries) {
-            entries.clear();
-        }
-
-        @Override
-        public void delete(Object key) {
-        }
-
-        @Override
-        public void deleteAll(Collection<?> keys) {
-            keys.clear();
         }
     }
 

@@ -6,7 +6,6 @@ import java.io.Serial;
 import java.io.Serializable;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,7 +27,6 @@ import javax.cache.event.CacheEntryUpdatedListener;
 import javax.cache.expiry.Duration;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
-import javax.cache.integration.CacheWriter;
 import javax.cache.integration.CompletionListener;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
@@ -43,7 +41,7 @@ class JCacheSemanticsEdgeTest extends JCacheTestBase {
     // 1. Statistics switched on while an operation runs
 
     /** Blocks its first write until released. */
-    public static final class BlockingWriter implements CacheWriter<String, String>, Serializable {
+    public static final class BlockingWriter extends WriteOnlyWriter {
         @Serial
         private static final long serialVersionUID = 1L;
         static final CountDownLatch ENTERED = new CountDownLatch(1);
@@ -57,20 +55,6 @@ class JCacheSemanticsEdgeTest extends JCacheTestBase {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-
-        @Override
-        public void writeAll(Collection<Cache.Entry<? extends String, ? extends String>> entries) {
-            entries.clear();
-        }
-
-        @Override
-        public void delete(Object key) {
-        }
-
-        @Override
-        public void deleteAll(Collection<?> keys) {
-            keys.clear();
         }
     }
 

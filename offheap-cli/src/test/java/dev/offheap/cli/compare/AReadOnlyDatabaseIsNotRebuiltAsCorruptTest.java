@@ -2,13 +2,11 @@ package dev.offheap.cli.compare;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,32 +23,11 @@ class AReadOnlyDatabaseIsNotRebuiltAsCorruptTest {
     Path dir;
 
     private final List<String> log = new ArrayList<>();
-    private Path immutable;
-
-    /**
-     * Makes the file read-only: its permission, and where that does not hold (root) the immutable
-     * attribute, which root's writes respect too.
-     */
-    private void makeReadOnly(Path file) throws Exception {
-        assertThat(file.toFile().setWritable(false, false)).isTrue();
-        if (Files.isWritable(file)) {
-            try {
-                Process chattr = new ProcessBuilder("chattr", "+i", file.toString()).redirectErrorStream(true).start();
-                if (chattr.waitFor(10, TimeUnit.SECONDS) && chattr.exitValue() == 0) {
-                    immutable = file;
-                }
-            } catch (java.io.IOException e) {
-                // no chattr here
-            }
-        }
-        assumeFalse(Files.isWritable(file), "this user can write a read-only file here (root without chattr)");
-    }
+    private final ReadOnlyPath readOnly = new ReadOnlyPath();
 
     @AfterEach
     void writable() throws Exception {
-        if (immutable != null) {
-            new ProcessBuilder("chattr", "-i", immutable.toString()).start().waitFor(10, TimeUnit.SECONDS);
-        }
+        readOnly.undo();
     }
 
     @Test
@@ -58,7 +35,7 @@ class AReadOnlyDatabaseIsNotRebuiltAsCorruptTest {
         H2OfferStore.open(dir, 10, 100, 1, log::add).close();
         Path file = dir.resolve("offers.mv.db");
         byte[] before = Files.readAllBytes(file);
-        makeReadOnly(file);
+        readOnly.make(file);
         log.clear();
 
         assertThatThrownBy(() -> H2OfferStore.open(dir, 20, 100, 1, log::add)).isInstanceOf(IllegalStateException.class)

@@ -1,16 +1,11 @@
 package dev.offheap.memory.alloc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.offheap.memory.Budget;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import javax.management.MBeanServer;
 import org.junit.jupiter.api.Test;
@@ -33,38 +28,6 @@ import org.junit.jupiter.api.Test;
 class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
     private static final MBeanServer SERVER = ManagementFactory.getPlatformMBeanServer();
 
-    @SuppressWarnings("unchecked")
-    private static <T extends Throwable> void sneakyThrow(Throwable t) throws T {
-        throw (T) t;
-    }
-
-    /** Runs {@code close} with a handler on {@code logger} that throws {@code thrown} for warnings naming {@code name}. */
-    private static Throwable closeWithAFailingHandler(Class<?> logger, String name, Throwable thrown, Runnable close) {
-        Logger log = Logger.getLogger(logger.getName());
-        Handler failing = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getMessage() != null && record.getMessage().contains(name)) {
-                    sneakyThrow(thrown);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(failing);
-        try {
-            return catchThrowable(close::run);
-        } finally {
-            log.removeHandler(failing);
-        }
-    }
-
     private static Throwable[] failures() {
         return new Throwable[] {new IOException("disk full"), new IllegalStateException("the handler fails")};
     }
@@ -79,7 +42,7 @@ class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
             assertThat(budget.used()).isPositive();
             assertThat(SERVER.queryNames(null, null).toString()).contains(name);
 
-            Throwable closed = closeWithAFailingHandler(PooledAllocator.class, name, thrown, pooled::close);
+            Throwable closed = CloseFailures.closeWithAFailingHandler(PooledAllocator.class, name, thrown, pooled::close);
 
             assertThat(closed).isSameAs(thrown);
             assertThat(pooled.isClosed()).isTrue();
@@ -103,7 +66,7 @@ class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
             assertThat(budget.used()).isEqualTo(100);
             assertThat(SERVER.queryNames(null, null).toString()).contains(name);
 
-            Throwable closed = closeWithAFailingHandler(NativeAllocator.class, name, thrown, allocator::close);
+            Throwable closed = CloseFailures.closeWithAFailingHandler(NativeAllocator.class, name, thrown, allocator::close);
 
             assertThat(closed).isSameAs(thrown);
             assertThat(live.scope().isAlive()).isFalse();
@@ -126,10 +89,10 @@ class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
         // this thread's frame is left open: close warns about it first, and the warning's handler throws
         StackAllocator.Frame open = stack.pushFrame();
         MemorySegment.Scope mine = open.scope();
-        MemorySegment.Scope other = scopeOfAnEndedThreadsStack(() -> stack.pushFrame());
+        MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
         assertThat(budget.used()).isEqualTo(8192);
 
-        Throwable closed = closeWithAFailingHandler(StackAllocator.class, name, diskFull, stack::close);
+        Throwable closed = CloseFailures.closeWithAFailingHandler(StackAllocator.class, name, diskFull, stack::close);
 
         assertThat(closed).isSameAs(diskFull);
         assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
@@ -139,18 +102,5 @@ class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
         assertThat(stack.stackCount()).isZero();
         stack.close(); // nothing left: does nothing
         budget.close();
-    }
-
-    private static MemorySegment.Scope scopeOfAnEndedThreadsStack(Supplier<StackAllocator.Frame> push)
-            throws InterruptedException {
-        AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
-        Thread thread = Thread.ofPlatform().start(() -> {
-            try (StackAllocator.Frame frame = push.get()) {
-                scope.set(frame.scope());
-            }
-        });
-        thread.join();
-        assertThat(scope.get()).isNotNull();
-        return scope.get();
     }
 }

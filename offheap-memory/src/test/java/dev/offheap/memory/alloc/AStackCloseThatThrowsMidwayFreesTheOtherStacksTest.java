@@ -4,10 +4,6 @@ import dev.offheap.memory.Budget;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,33 +26,12 @@ class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
         // this thread's frame is left open: close warns about it first, and the warning's handler throws
         StackAllocator.Frame open = stack.pushFrame();
         MemorySegment.Scope mine = open.scope();
-        MemorySegment.Scope other = stackOfAnEndedThread(stack);
+        MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
         assertThat(budget.used()).isEqualTo(8192);
 
-        Logger log = Logger.getLogger(StackAllocator.class.getName());
-        Handler failing = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getMessage() != null && record.getMessage().contains(name)) {
-                    throw new AssertionError("the test's log handler fails on warnings");
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(failing);
-        try {
-            assertThatThrownBy(stack::close).isInstanceOf(AssertionError.class)
-                    .hasMessageContaining("fails on warnings");
-        } finally {
-            log.removeHandler(failing);
-        }
+        Throwable closed = CloseFailures.closeWithAFailingHandler(StackAllocator.class, name,
+                new AssertionError("the test's log handler fails on warnings"), stack::close);
+        assertThat(closed).isInstanceOf(AssertionError.class).hasMessageContaining("fails on warnings");
 
         assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
         assertThat(other.isAlive()).as("the stack after it").isFalse();
@@ -76,7 +51,7 @@ class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
         try (StackAllocator.Frame frame = stack.pushFrame()) {
             mine = frame.scope();
         }
-        MemorySegment.Scope other = stackOfAnEndedThread(stack);
+        MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
         assertThat(budget.used()).isEqualTo(8192);
         // someone released from the allocator's budget what was not theirs: the release of the first stack
         // closed is an over-release, which the budget refuses
@@ -91,19 +66,5 @@ class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
         assertThat(stack.stackCount()).isZero();
         stack.close(); // nothing left: does nothing
         budget.close();
-    }
-
-    /** @return the scope of the stack of a thread that pushed a frame and ended (its stack stays until a sweep) */
-    static MemorySegment.Scope stackOfAnEndedThread(StackAllocator stack) throws InterruptedException {
-        AtomicReference<MemorySegment.Scope> scope = new AtomicReference<>();
-        Thread thread = Thread.ofPlatform().start(() -> {
-            try (StackAllocator.Frame frame = stack.pushFrame()) {
-                scope.set(frame.scope());
-            }
-        });
-        thread.join();
-        assertThat(scope.get()).isNotNull();
-        assertThat(scope.get().isAlive()).isTrue();
-        return scope.get();
     }
 }

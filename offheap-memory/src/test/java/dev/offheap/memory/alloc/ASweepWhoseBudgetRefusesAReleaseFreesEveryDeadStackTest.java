@@ -25,8 +25,8 @@ class ASweepWhoseBudgetRefusesAReleaseFreesEveryDeadStackTest {
         Budget budget = Budget.root("sweep-release-throws", 4L * STACK, report -> { });
         StackAllocator stack = StackAllocator.builder().name("sweep-release-throws").stackSize(STACK)
                 .debug(DebugMode.OFF).budget(budget).registerMBean(false).build();
-        MemorySegment.Scope first = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
-        MemorySegment.Scope second = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
+        MemorySegment.Scope first = CloseFailures.stackOfAnEndedThread(stack);
+        MemorySegment.Scope second = CloseFailures.stackOfAnEndedThread(stack);
         assertThat(budget.used()).isEqualTo(2L * STACK);
         assertThat(stack.stackCount()).isEqualTo(2);
         // misuse: someone released from the allocator's budget what was not theirs; only one of the two stacks'
@@ -61,7 +61,7 @@ class ASweepWhoseBudgetRefusesAReleaseFreesEveryDeadStackTest {
         Budget budget = Budget.root("sweep-release-throws-full", 4L * STACK, report -> { });
         StackAllocator stack = StackAllocator.builder().name("sweep-release-throws-full").stackSize(STACK)
                 .debug(DebugMode.OFF).budget(budget).registerMBean(false).build();
-        MemorySegment.Scope dead = AStackCloseThatThrowsMidwayFreesTheOtherStacksTest.stackOfAnEndedThread(stack);
+        MemorySegment.Scope dead = CloseFailures.stackOfAnEndedThread(stack);
         budget.release(STACK); // misuse, as above: the stack's own release is now an over-release
         Budget other = budget.child("other", 4L * STACK);
         other.reserve(4L * STACK);
