@@ -81,26 +81,29 @@ class ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest {
 
     @Test
     void aStackAllocatorFreesEveryStack() throws Exception {
-        IOException diskFull = new IOException("disk full");
-        String name = "stack-log-throws-checked";
-        Budget budget = Budget.root(name, 1 << 20, report -> { });
-        StackAllocator stack = StackAllocator.builder().name(name).stackSize(4096).debug(DebugMode.OFF)
-                .budget(budget).registerMBean(false).build();
-        // this thread's frame is left open: close warns about it first, and the warning's handler throws
-        StackAllocator.Frame open = stack.pushFrame();
-        MemorySegment.Scope mine = open.scope();
-        MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
-        assertThat(budget.used()).isEqualTo(8192);
+        // a checked exception, and an Error (what an assertion in a handler throws)
+        for (Throwable thrown : new Throwable[] {new IOException("disk full"),
+                new AssertionError("the test's log handler fails on warnings")}) {
+            String name = "stack-log-throws-" + thrown.getClass().getSimpleName();
+            Budget budget = Budget.root(name, 1 << 20, report -> { });
+            StackAllocator stack = StackAllocator.builder().name(name).stackSize(4096).debug(DebugMode.OFF)
+                    .budget(budget).registerMBean(false).build();
+            // this thread's frame is left open: close warns about it first, and the warning's handler throws
+            StackAllocator.Frame open = stack.pushFrame();
+            MemorySegment.Scope mine = open.scope();
+            MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
+            assertThat(budget.used()).isEqualTo(8192);
 
-        Throwable closed = CloseFailures.closeWithAFailingHandler(StackAllocator.class, name, diskFull, stack::close);
+            Throwable closed = CloseFailures.closeWithAFailingHandler(StackAllocator.class, name, thrown, stack::close);
 
-        assertThat(closed).isSameAs(diskFull);
-        assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
-        assertThat(other.isAlive()).as("the stack after it").isFalse();
-        assertThat(budget.used()).isZero();
-        assertThat(stack.footprintBytes()).isZero();
-        assertThat(stack.stackCount()).isZero();
-        stack.close(); // nothing left: does nothing
-        budget.close();
+            assertThat(closed).isSameAs(thrown);
+            assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
+            assertThat(other.isAlive()).as("the stack after it").isFalse();
+            assertThat(budget.used()).isZero();
+            assertThat(stack.footprintBytes()).isZero();
+            assertThat(stack.stackCount()).isZero();
+            stack.close(); // nothing left: does nothing
+            budget.close();
+        }
     }
 }

@@ -13,34 +13,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * that threw in that loop (the warning about a thread's open frames, whose log handler may throw; the
  * budget's release of a stack, which refuses an over-release) left the loop with the stacks after it neither
  * freed nor listed: their memory and their budget's charge stayed for good, footprintBytes and stackCount
- * read 0, and a later close() did nothing. The loop now frees the rest and rethrows the first failure after.
+ * read 0, and a later close() did nothing. The loop now frees the rest and rethrows the first failure after
+ * (the log handler's case: {@link ALogHandlerThatThrowsDoesNotStopAnAllocatorsCloseTest}).
  */
 class AStackCloseThatThrowsMidwayFreesTheOtherStacksTest {
-
-    @Test
-    void aLogHandlerThatThrowsStillLetsCloseFreeEveryStack() throws Exception {
-        String name = "close-log-throws";
-        Budget budget = Budget.root(name, 1 << 20, report -> { });
-        StackAllocator stack = StackAllocator.builder().name(name).stackSize(4096).debug(DebugMode.OFF)
-                .budget(budget).registerMBean(false).build();
-        // this thread's frame is left open: close warns about it first, and the warning's handler throws
-        StackAllocator.Frame open = stack.pushFrame();
-        MemorySegment.Scope mine = open.scope();
-        MemorySegment.Scope other = CloseFailures.stackOfAnEndedThread(stack);
-        assertThat(budget.used()).isEqualTo(8192);
-
-        Throwable closed = CloseFailures.closeWithAFailingHandler(StackAllocator.class, name,
-                new AssertionError("the test's log handler fails on warnings"), stack::close);
-        assertThat(closed).isInstanceOf(AssertionError.class).hasMessageContaining("fails on warnings");
-
-        assertThat(mine.isAlive()).as("the stack whose warning failed").isFalse();
-        assertThat(other.isAlive()).as("the stack after it").isFalse();
-        assertThat(budget.used()).isZero();
-        assertThat(stack.footprintBytes()).isZero();
-        assertThat(stack.stackCount()).isZero();
-        stack.close(); // nothing left: does nothing
-        budget.close();
-    }
 
     @Test
     void aBudgetReleaseThatThrowsStillLetsCloseFreeEveryStack() throws Exception {
