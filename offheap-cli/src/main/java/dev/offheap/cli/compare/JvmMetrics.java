@@ -59,6 +59,13 @@ public final class JvmMetrics implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pause> pauses = new ConcurrentLinkedQueue<>();
     private final NotificationListener gcListener = this::onGc;
     private volatile boolean measuring;
+    /**
+     * Each collector bean's collection count when the measured phase began. The JVM tells the listeners of a
+     * collection later, on its notification thread: the notice of the {@code System.gc()} just before the
+     * phase could come after it had begun, and a collection is the phase's only if its id (the bean's count
+     * after it) is above this.
+     */
+    private volatile Map<String, Long> collectionsBefore = Map.of();
     private RecordingStream jfr;
     private String jfrProblem;
     private Thread sampler;
@@ -144,6 +151,11 @@ public final class JvmMetrics implements AutoCloseable {
     public void beginMeasure() {
         heapPeak.set(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         heapAfterGcMax.set(-1);
+        Map<String, Long> counts = new java.util.HashMap<>();
+        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            counts.put(b.getName(), b.getCollectionCount());
+        }
+        collectionsBefore = Map.copyOf(counts);
         cyclesBefore = cycles();
         gcMillisBefore = gcMillis();
         cpuBefore = os.getProcessCpuTime();
@@ -299,6 +311,11 @@ public final class JvmMetrics implements AutoCloseable {
             return;
         }
         var info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+        Long before = collectionsBefore.get(info.getGcName());
+        if (before != null && info.getGcInfo().getId() <= before) {
+            // a collection that ended before the measured phase, told late
+            return;
+        }
         heapPeak.accumulateAndGet(heapSum(info.getGcInfo().getMemoryUsageBeforeGc()), Math::max);
         heapAfterGcMax.accumulateAndGet(heapSum(info.getGcInfo().getMemoryUsageAfterGc()), Math::max);
     }
