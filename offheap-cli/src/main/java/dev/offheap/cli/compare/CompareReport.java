@@ -125,7 +125,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         boolean gcGain = base.gcTimeMillis() > 0 && (r.gcTimeMillis() == 0 || base.gcTimeMillis() / r.gcTimeMillis() >= GC_GAIN);
         if (!gcGain) {
             String gcTime = base.gcTimeMillis() == 0 ? "no lower than"
-                    : r.gcTimeMillis() <= base.gcTimeMillis() ? "only " + factor(base.gcTimeMillis() / r.gcTimeMillis())
+                    : r.gcTimeMillis() <= base.gcTimeMillis() ? "only " + missed(base.gcTimeMillis() / r.gcTimeMillis(),
+                    GC_GAIN, true)
                     + " lower than" : factor(r.gcTimeMillis() / base.gcTimeMillis()) + " higher than";
             return String.format(Locale.ROOT, "does not pay: GC time %s on-heap's (on-heap spent %.0f%% of the run in GC "
                     + "pauses), throughput %s, p99 %s", gcTime, 100 * base.gcTimeMillis() / 1e3 / base.seconds(),
@@ -142,17 +143,36 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         }
         List<String> costs = new ArrayList<>();
         if (throughput < THROUGHPUT_KEPT) {
-            costs.add("throughput (" + factor(throughput) + " on-heap's)");
+            costs.add("throughput (" + missed(throughput, THROUGHPUT_KEPT, true) + " on-heap's)");
         }
         if (p99 > P99_KEPT) {
             // a closed-loop load leaves on-heap's pauses to the slowest few requests: at 100 KB, on-heap's p99
             // was 0.3-0.7 ms but its p99.9 39 ms, off-heap's 2 ms and 8 ms; a p99 alone would hide that
             double p999 = base.p999Micros() > 0 ? r.p999Micros() / base.p999Micros() : Double.NaN;
-            costs.add("latency (p99 " + factor(p99) + " on-heap's" + (p999 <= 1 / P99_KEPT
+            costs.add("latency (p99 " + missed(p99, P99_KEPT, false) + " on-heap's" + (p999 <= 1 / P99_KEPT
                     ? "; its p99.9 is " + factor(p999) + " on-heap's, where on-heap's GC pauses land" : "") + ")");
         }
         return costs.isEmpty() ? "pays (" + String.join(", ", gains) + ")"
                 : "pays for the collector (" + String.join(", ", gains) + ") but costs " + String.join(" and ", costs);
+    }
+
+    /**
+     * {@link #factor} of a ratio that misses a rule's bound. Rounded to the nearest, a ratio just short of the
+     * bound reads as the bound itself (1.996 against "at least 2x" as "2.00x"), the value the rule accepts; it
+     * is then rounded toward failing instead (1.99x).
+     *
+     * @param ratio the ratio, on the failing side of the bound
+     * @param bound the rule's bound
+     * @param higherPasses whether the rule asks for at least the bound (else at most)
+     * @return the ratio as {@link #factor} writes it, never the bound's text
+     */
+    static String missed(double ratio, double bound, boolean higherPasses) {
+        String text = factor(ratio);
+        if (!text.equals(factor(bound)) || Double.isNaN(ratio) || Double.isInfinite(ratio)) {
+            return text;
+        }
+        return new java.math.BigDecimal(ratio).setScale(2, higherPasses ? java.math.RoundingMode.FLOOR
+                : java.math.RoundingMode.CEILING).toPlainString() + "x";
     }
 
     /** @return a ratio as "2.83x" below 10, as the ratio lines write it, and "62x" from 10 on */
