@@ -79,8 +79,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
     public List<String> ratioLines() {
         return perComparison((b, r) -> String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time "
                 + "%s, GC CPU %s, p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
-                fewerCycles(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis(), " ms"),
-                fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), " s"),
+                fewerCycles(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis(), ms -> seconds(ms / 1e3)),
+                fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), CompareReport::cpuSeconds),
                 times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
     }
 
@@ -462,14 +462,21 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         return bytes < 0 ? "n/a" : ByteSize.format(bytes);
     }
 
-    /** "5.2x fewer" when the variant's number is smaller, "1.3x more" when larger; with a zero, the numbers. */
-    static String fewer(double base, double variant, String unit) {
+    /**
+     * "5.2x fewer" when the variant's number is smaller, "1.3x more" when larger; with a zero, the numbers.
+     *
+     * @param base on-heap's number
+     * @param variant the variant's number
+     * @param format how the table writes the number, e.g. {@code 0.484 s}: a zero's other side is written so
+     * @return the ratio's text
+     */
+    static String fewer(double base, double variant, java.util.function.DoubleFunction<String> format) {
         if (Double.isNaN(base) || Double.isNaN(variant)) {
             return "n/a";
         }
         if (variant == 0 || base == 0) {
-            return base == variant ? "equal (0)" : variant == 0 ? "none (on-heap " + fmt(base) + unit + ")"
-                    : fmt(variant) + unit + " (on-heap none)";
+            return base == variant ? "equal (0)" : variant == 0 ? "none (on-heap " + format.apply(base) + ")"
+                    : format.apply(variant) + " (on-heap none)";
         }
         double ratio = base / variant;
         return ratio >= 1 ? String.format(Locale.ROOT, "%.2fx fewer", ratio)
@@ -488,14 +495,14 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
      * is a 50% change), and the line gives the counts and the ratios one cycle more or fewer would give.
      */
     static String fewerCycles(long base, long variant) {
-        String ratio = fewer(base, variant, "");
+        String ratio = fewer(base, variant, CompareReport::fmt);
         if (base <= 0 || variant <= 0 || variant >= PRECISE_COUNT) {
             return ratio;
         }
         // the bounds as the ratio itself is written (direction and two decimals): rounded to whole numbers and
         // always as "fewer", 8 cycles against 5 ("1.60x more") gave "1x or 1x"
-        String oneMore = fewer(base, variant + 1, "");
-        String oneFewer = variant == 1 ? "none" : fewer(base, variant - 1, "");
+        String oneMore = fewer(base, variant + 1, CompareReport::fmt);
+        String oneFewer = variant == 1 ? "none" : fewer(base, variant - 1, CompareReport::fmt);
         return String.format(Locale.ROOT, "%s (%d against %d: a count this small sets the ratio's precision; one cycle more "
                 + "or fewer gives %s or %s)", ratio, variant, base, oneMore, oneFewer);
     }
