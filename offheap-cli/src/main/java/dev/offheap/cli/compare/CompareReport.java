@@ -110,13 +110,41 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
      * it pays when its GC time is at least {@value #GC_GAIN}x lower than on-heap's, its throughput at
      * least {@value #THROUGHPUT_KEPT}x on-heap's and its p99 at most {@value #P99_KEPT}x; with the GC gain
      * but not the rest, the line says what it costs (and, when p99 is the cost, whether p99.9 goes the other
-     * way); without the GC gain it does not pay.
+     * way); without the GC gain it does not pay. A variant that failed gets a line saying so ("no verdict"), and
+     * one that ran where on-heap failed a line saying that and what it measured ("no comparison"); where on-heap
+     * was not run at all there is nothing to judge by and no line.
      *
      * @return the verdict lines, e.g. {@code 200,000 B x 5,000 entries, off-heap: pays (62x less GC time, ...)}
      */
     public List<String> verdictLines() {
-        return perComparison((b, r) -> group(r.valueSize()) + " B x " + group(r.maxEntries()) + " entries, " + r.variant()
-                + ": " + verdict(b, r) + (caveat(b, r).isEmpty() ? "" : "; NOISY (see the ratios)"));
+        List<String> lines = new ArrayList<>();
+        for (VariantResult r : results) {
+            if (r.variant().equals(Variant.ON_HEAP.label())) {
+                continue;
+            }
+            String setting = group(r.valueSize()) + " B x " + group(r.maxEntries()) + " entries, " + r.variant() + ": ";
+            Optional<VariantResult> base = baseline(r);
+            Optional<VariantResult> failedBase = failedBaseline(r);
+            if (!r.ok()) {
+                // a failed variant is in the table; said here too, a setting's verdicts would otherwise just end
+                lines.add(setting + "no verdict: it failed (" + r.failure() + ")");
+            } else if (base.isPresent()) {
+                lines.add(setting + verdict(base.get(), r) + (caveat(base.get(), r).isEmpty() ? "" : "; NOISY (see the ratios)"));
+            } else if (failedBase.isPresent()) {
+                // nothing to compare with; but a variant that ran where on-heap did not is the answer a user needs
+                // most (on-heap out of memory at this heap size), so the line says what it did instead
+                lines.add(setting + "no comparison: on-heap failed (" + failedBase.get().failure() + "), " + r.variant()
+                        + " ran (GC time " + seconds(r.gcTimeMillis() / 1e3) + ", p99 " + latency(r.p99Micros())
+                        + ", throughput " + rate(r.throughput()) + ")");
+            }
+        }
+        return lines;
+    }
+
+    /** @return the on-heap result at {@code r}'s setting if it failed; empty if it ran or was not run */
+    private Optional<VariantResult> failedBaseline(VariantResult r) {
+        return results.stream().filter(b -> !b.ok() && b.variant().equals(Variant.ON_HEAP.label())
+                && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
     }
 
     static String verdict(VariantResult base, VariantResult r) {
@@ -318,10 +346,13 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                     .append("while other processes used more than ").append(Math.round(100 * BUSY_SHARE))
                     .append("% of the CPU):\n\n");
             ratios.forEach(l -> sb.append("- ").append(l).append('\n'));
+        }
+        List<String> verdicts = verdictLines();
+        if (!verdicts.isEmpty()) {
             sb.append("\n**Does off-heap pay?** It does where GC time is at least ").append(fmt(GC_GAIN))
                     .append("x lower than on-heap's with throughput at least ").append(THROUGHPUT_KEPT)
                     .append("x and p99 at most ").append(P99_KEPT).append("x of on-heap's:\n\n");
-            verdictLines().forEach(l -> sb.append("- ").append(l).append('\n'));
+            verdicts.forEach(l -> sb.append("- ").append(l).append('\n'));
         }
 
         sb.append("\n## All metrics\n\n");

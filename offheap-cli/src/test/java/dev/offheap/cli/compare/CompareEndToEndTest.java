@@ -262,7 +262,8 @@ class CompareEndToEndTest {
                 List.of(onHeap, result("off-heap", 10, 50_000, 300), VariantResult.failed("ohc", 100, 5, "crashed", 1.0)),
                 List.of());
         assertThat(report.verdictLines()).containsExactly(
-                "100 B x 5 entries, off-heap: pays (100x less GC time, 1.25x the throughput, p99 0.60x on-heap's)");
+                "100 B x 5 entries, off-heap: pays (100x less GC time, 1.25x the throughput, p99 0.60x on-heap's)",
+                "100 B x 5 entries, ohc: no verdict: it failed (crashed)");
         assertThat(report.markdown()).contains("**Does off-heap pay?**")
                 .contains("- 100 B x 5 entries, off-heap: pays (100x less GC time");
     }
