@@ -1408,7 +1408,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             existed[0] = live != null;
-            ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, live, readsThrough() ? loader : null);
+            ProcessorEntry<K, V> entry =
+                    new ProcessorEntry<>(key, live, readsThrough() ? loader : null, valueType, name);
             try {
                 result.add(entryProcessor.process(entry, arguments));
             } catch (EntryProcessorException e) {

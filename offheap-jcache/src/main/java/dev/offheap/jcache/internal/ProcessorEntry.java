@@ -29,6 +29,10 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     private final K key;
     private final Expirable<V> existing;
     private final CacheLoader<K, V> readThrough;
+    /** The cache's configured value type, which {@link #setValue} checks as the cache's own operations do. */
+    private final Class<V> valueType;
+    /** The cache's name, for messages. */
+    private final String cacheName;
     private V value;
     private Operation operation = Operation.NONE;
 
@@ -36,11 +40,15 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
      * @param key         the key
      * @param existing    the live entry before the processor ran, or null; decoded only if read
      * @param readThrough the loader if the cache reads through, else null
+     * @param valueType   the cache's configured value type
+     * @param cacheName   the cache's name, for messages
      */
-    ProcessorEntry(K key, Expirable<V> existing, CacheLoader<K, V> readThrough) {
+    ProcessorEntry(K key, Expirable<V> existing, CacheLoader<K, V> readThrough, Class<V> valueType, String cacheName) {
         this.key = key;
         this.existing = existing;
         this.readThrough = readThrough;
+        this.valueType = valueType;
+        this.cacheName = cacheName;
     }
 
     Operation operation() {
@@ -93,9 +101,21 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
         value = null;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws NullPointerException if {@code newValue} is null
+     * @throws ClassCastException   if {@code newValue} is not of the cache's configured value type (a processor
+     *                              called through a raw {@code Cache}); the entry is left as it was
+     */
     @Override
     public void setValue(V newValue) {
         Objects.requireNonNull(newValue, "value");
+        if (!valueType.isInstance(newValue)) {
+            // stored, a Java-serialized value of another type made every later get of the key throw
+            throw new ClassCastException("cache '" + cacheName + "' has values of " + valueType.getName()
+                    + ", the entry processor set a " + newValue.getClass().getName());
+        }
         operation = existing == null ? Operation.CREATE : Operation.UPDATE;
         value = newValue;
     }
