@@ -553,7 +553,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /**
      * Calls the loader's {@code loadAll}; a null result counts as empty, a failure is a CacheLoaderException
      * (any Exception, as JCache wants: checked ones too, which reach Java code undeclared from Kotlin,
-     * Groovy, Scala or Lombok's {@code @SneakyThrows}).
+     * Groovy, Scala or Lombok's {@code @SneakyThrows}), and so is a key or value of another type than the
+     * cache's ({@link #checkLoaded}).
      */
     private Map<K, V> loadMany(List<K> keys) {
         Map<K, V> loaded;
@@ -564,7 +565,36 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         } catch (Exception e) {
             throw new CacheLoaderException("cache loader failed to load " + keys.size() + " keys: " + e, e);
         }
-        return loaded == null ? Map.of() : loaded;
+        if (loaded == null) {
+            return Map.of();
+        }
+        for (Map.Entry<K, V> entry : loaded.entrySet()) {
+            if (entry.getKey() != null && !keyType.isInstance(entry.getKey())) {
+                throw new CacheLoaderException("cache loader returned a key of the wrong type",
+                        new ClassCastException("cache '" + name + "' has keys of " + keyType.getName()
+                                + ", the loader returned a " + entry.getKey().getClass().getName()));
+            }
+            checkLoaded(entry.getKey(), entry.getValue(), valueType, name);
+        }
+        return loaded;
+    }
+
+    /**
+     * Checks a value a loader returned (through read-through, {@code loadAll} or an entry processor's
+     * {@code getValue}): a loader written against raw types can return another type than the cache's, which,
+     * stored, made every later get of the key throw.
+     *
+     * @return {@code value}
+     * @throws CacheLoaderException if {@code value} is not null and not of {@code valueType}; its cause is a
+     *                              ClassCastException naming both types
+     */
+    static <V> V checkLoaded(Object key, V value, Class<V> valueType, String cacheName) {
+        if (value != null && !valueType.isInstance(value)) {
+            throw new CacheLoaderException("cache loader returned a value of the wrong type for key " + key,
+                    new ClassCastException("cache '" + cacheName + "' has values of " + valueType.getName()
+                            + ", the loader returned a " + value.getClass().getName()));
+        }
+        return value;
     }
 
     /** {@link #loadMany} with the keys marked as this thread's loads while it runs (see {@link #loadingHere}). */
@@ -577,15 +607,20 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
     }
 
-    /** Calls the loader's {@code load}; any Exception it throws becomes a CacheLoaderException. */
+    /**
+     * Calls the loader's {@code load}; any Exception it throws becomes a CacheLoaderException, and so does a
+     * value of another type than the cache's ({@link #checkLoaded}).
+     */
     private V load(K key) {
+        V value;
         try {
-            return loader.load(key);
+            value = loader.load(key);
         } catch (CacheLoaderException e) {
             throw e;
         } catch (Exception e) {
             throw new CacheLoaderException("cache loader failed to load key " + key + ": " + e, e);
         }
+        return checkLoaded(key, value, valueType, name);
     }
 
     /**

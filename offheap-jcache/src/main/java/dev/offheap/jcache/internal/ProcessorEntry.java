@@ -29,7 +29,7 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
     private final K key;
     private final Expirable<V> existing;
     private final CacheLoader<K, V> readThrough;
-    /** The cache's configured value type, which {@link #setValue} checks as the cache's own operations do. */
+    /** The cache's configured value type, which {@link #setValue} and loads check as the cache's operations do. */
     private final Class<V> valueType;
     /** The cache's name, for messages. */
     private final String cacheName;
@@ -76,13 +76,15 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
             }
         }
         if (value == null && operation == Operation.NONE && readThrough != null) {
+            V loaded;
             try {
-                value = readThrough.load(key);
+                loaded = readThrough.load(key);
             } catch (CacheLoaderException e) {
                 throw e;
             } catch (Exception e) {
                 throw new CacheLoaderException("loading key " + key + " failed: " + e, e);
             }
+            value = OffHeapJCache.checkLoaded(key, loaded, valueType, cacheName);
             if (value != null) {
                 operation = Operation.LOAD;
             }
