@@ -46,7 +46,9 @@ public final class OffHeapConfiguration<K, V> extends MutableConfiguration<K, V>
 
     /**
      * The cache manager property (or, failing that, system property) that sets the capacity in bytes of
-     * caches whose configuration does not: a positive decimal number of bytes.
+     * caches whose configuration does not: a positive decimal number of bytes, as text
+     * ({@code Properties.setProperty}). A bad value, or one that is not a {@code String}, makes
+     * {@code createCache} of such a cache throw an {@code IllegalArgumentException} naming the property.
      */
     public static final String CAPACITY_PROPERTY = "dev.offheap.jcache.capacityBytes";
 

@@ -93,9 +93,16 @@ public final class OffHeapCacheManager implements CacheManager {
     /**
      * @return the capacity of caches whose configuration sets none: this manager's property, the system
      *         property, or the built-in default
-     * @throws IllegalArgumentException if the property is not a positive number of bytes
+     * @throws IllegalArgumentException if the property is not a positive number of bytes, or not text (a number
+     *                                  put into the properties, which {@code getProperty} would pass over)
      */
     long defaultCapacityBytes() {
+        Object raw = properties.get(OffHeapConfiguration.CAPACITY_PROPERTY);
+        if (raw != null && !(raw instanceof String)) {
+            throw new IllegalArgumentException(OffHeapConfiguration.CAPACITY_PROPERTY
+                    + " must be text, a positive decimal number of bytes (Properties.setProperty), got a "
+                    + raw.getClass().getName() + ": " + raw);
+        }
         String text = properties.getProperty(OffHeapConfiguration.CAPACITY_PROPERTY,
                 System.getProperty(OffHeapConfiguration.CAPACITY_PROPERTY));
         if (text == null) {
