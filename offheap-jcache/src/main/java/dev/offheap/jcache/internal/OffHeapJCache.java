@@ -1132,18 +1132,31 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
             }
         }
-        for (Map.Entry<K, V> entry : toPut.entrySet()) {
-            K key = entry.getKey();
-            V value = entry.getValue();
-            compute(key, op, (k, old) -> {
-                Expirable<V> live = live(old, op.now);
-                return live == null ? op.create(key, value, old) : op.update(key, value, live);
-            });
+        // Counted as the entries are stored: a store call that fails (a value over the entry limit) ends the
+        // loop with the entries before it stored, and their puts happened.
+        long stored = 0;
+        try {
+            for (Map.Entry<K, V> entry : toPut.entrySet()) {
+                K key = entry.getKey();
+                V value = entry.getValue();
+                int storedBefore = op.stored;
+                compute(key, op, (k, old) -> {
+                    Expirable<V> live = live(old, op.now);
+                    return live == null ? op.create(key, value, old) : op.update(key, value, live);
+                });
+                stored += op.stored - storedBefore; // op.stored counts the entry before the store call succeeds
+            }
+        } catch (RuntimeException | Error e) {
+            if (failure != null) {
+                e.addSuppressed(failure); // the writer's failure, which the caller would not hear of otherwise
+            }
+            throw e;
+        } finally {
+            if (statisticsOn() && stored > 0) {
+                statistics.puts(stored, op.elapsedNanos());
+            }
         }
         op.failure = failure;
-        if (statisticsOn() && op.stored > 0) {
-            statistics.puts(op.stored, op.elapsedNanos());
-        }
         op.finish();
     }
 
