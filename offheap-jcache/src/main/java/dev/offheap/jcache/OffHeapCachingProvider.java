@@ -4,6 +4,7 @@ import dev.offheap.jcache.internal.OffHeapCacheManager;
 
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,16 +97,39 @@ public final class OffHeapCachingProvider implements CachingProvider {
         return getCacheManager(getDefaultURI(), getDefaultClassLoader());
     }
 
-    /** Closes every cache manager of this provider, and their caches. */
+    /**
+     * Closes every cache manager of this provider, and their caches: all of them, even where one's close
+     * throws (a cache loader, writer or listener whose {@code close()} throws an {@code Error}), which is
+     * rethrown once all are closed, later failures suppressed in it.
+     */
     @Override
     public void close() {
-        for (OffHeapCacheManager manager : allManagers()) {
-            manager.close();
+        closeAll(allManagers());
+    }
+
+    private static void closeAll(Collection<OffHeapCacheManager> toClose) {
+        Throwable failure = null;
+        for (OffHeapCacheManager manager : toClose) {
+            try {
+                manager.close();
+            } catch (RuntimeException | Error e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
     }
 
     /**
-     * Closes the managers of a class loader.
+     * Closes the managers of a class loader, all of them even where one's close throws, as {@link #close()}.
      *
      * @param classLoader the class loader, or null for the default
      */
@@ -117,9 +141,7 @@ public final class OffHeapCachingProvider implements CachingProvider {
             ofLoader = managers.get(loader);
             ofLoader = ofLoader == null ? Map.of() : Map.copyOf(ofLoader);
         }
-        for (OffHeapCacheManager manager : ofLoader.values()) {
-            manager.close();
-        }
+        closeAll(ofLoader.values());
     }
 
     /**

@@ -218,10 +218,14 @@ public final class OffHeapCacheManager implements CacheManager {
             closed = true;
         }
         onClose.accept(this);
+        // every cache, even where one's close throws (a loader's close that throws an Error): the first
+        // failure is thrown once all are closed and their memory freed
+        Throwable failure = null;
         for (OffHeapJCache<?, ?> cache : caches.values()) {
-            cache.close();
+            failure = ListenerRegistration.runCollecting(failure, cache::close);
         }
         caches.clear();
+        ListenerRegistration.rethrow(failure);
     }
 
     @Override

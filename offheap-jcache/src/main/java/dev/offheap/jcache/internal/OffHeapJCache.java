@@ -173,7 +173,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     .name("jcache " + manager.getURI() + " " + name)
                     .build();
         } catch (RuntimeException e) {
-            closeUserResources();
+            ListenerRegistration.runCollecting(e, this::closeUserResources); // a failure there: suppressed in e
             throw e;
         }
         this.statistics = new JCacheStatistics(this::evictionsSinceStart);
@@ -199,7 +199,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         } catch (RuntimeException e) {
             MBeans.unregister(statistics, statisticsName);
             store.close();
-            closeUserResources();
+            ListenerRegistration.runCollecting(e, this::closeUserResources);
             throw e;
         }
         java.time.Duration interval = configuration.getCleanUpInterval();
@@ -214,14 +214,19 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         static final ScheduledThreadPoolExecutor INSTANCE = WeakSchedule.daemonExecutor("offheap-jcache-clean-up");
     }
 
-    /** Closes what the configuration's factories made: loader, writer, expiry policy, listeners. */
+    /**
+     * Closes what the configuration's factories made: loader, writer, expiry policy, listeners. Each of them,
+     * even where an earlier one's close throws an Error (exceptions are logged): the first such failure is
+     * thrown once all are closed, later ones suppressed in it.
+     */
     private void closeUserResources() {
-        ListenerRegistration.closeQuietly(loader);
-        ListenerRegistration.closeQuietly(writer);
-        ListenerRegistration.closeQuietly(expiryPolicy);
+        Throwable failure = ListenerRegistration.runCollecting(null, () -> ListenerRegistration.closeQuietly(loader));
+        failure = ListenerRegistration.runCollecting(failure, () -> ListenerRegistration.closeQuietly(writer));
+        failure = ListenerRegistration.runCollecting(failure, () -> ListenerRegistration.closeQuietly(expiryPolicy));
         for (ListenerRegistration<K, V> listener : listeners) {
-            listener.close();
+            failure = ListenerRegistration.runCollecting(failure, listener::close);
         }
+        ListenerRegistration.rethrow(failure);
     }
 
     // A writer of supertypes of K and V accepts K and V; JCache's wildcards just cannot say so for writeAll.
@@ -1764,27 +1769,35 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             closed = true;
         }
-        if (cleanUpRuns != null) {
-            cleanUpRuns.cancel(false);
-        }
-        // MBeans first: once the name is released a new cache of that name may register its own under the
-        // same object names, and unregistering after that would take away the new cache's
-        MBeans.unregister(statistics, statisticsName);
-        MBeans.unregister(configurationBean, configurationName);
-        manager.release(name, this);
-        loadExecutor.shutdown();
-        // A loadAll task's completion listener that closes the cache runs on the load thread: waiting for
-        // that thread to end would wait for itself, the whole 10 seconds.
-        if (loading.get() == null) {
-            try {
-                loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        // Every step runs even where one throws (a user's close() that throws an Error, an MBean server that
+        // refuses): the first failure is thrown at the end, after the store freed the off-heap memory.
+        Throwable failure = null;
+        try {
+            if (cleanUpRuns != null) {
+                cleanUpRuns.cancel(false);
             }
+            // MBeans first: once the name is released a new cache of that name may register its own under the
+            // same object names, and unregistering after that would take away the new cache's
+            failure = ListenerRegistration.runCollecting(failure, () -> MBeans.unregister(statistics, statisticsName));
+            failure = ListenerRegistration.runCollecting(failure,
+                    () -> MBeans.unregister(configurationBean, configurationName));
+            manager.release(name, this);
+            loadExecutor.shutdown();
+            // A loadAll task's completion listener that closes the cache runs on the load thread: waiting for
+            // that thread to end would wait for itself, the whole 10 seconds.
+            if (loading.get() == null) {
+                try {
+                    loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            failure = ListenerRegistration.runCollecting(failure, this::closeUserResources);
+        } finally {
+            evictionsAtClose = evictionsSinceStart(); // still open: the store's own count
+            store.close();
         }
-        closeUserResources();
-        evictionsAtClose = evictionsSinceStart(); // still open: the store's own count
-        store.close();
+        ListenerRegistration.rethrow(failure);
     }
 
     @Override
