@@ -87,6 +87,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private static final int MAX_SHARDS = 1 << 12;
     /** The largest region one shard may have: unit offsets are ints. */
     private static final long MAX_REGION_BYTES = (long) RegionLayout.SIZE_MASK << RegionLayout.UNIT_SHIFT;
+    /**
+     * The largest capacity, in bytes: {@link #MAX_SHARDS} segments of the largest region an entry's offsets
+     * reach (32 TiB). Past it the segment count would have to grow beyond its limit (to 2^30 segments at
+     * {@code Long.MAX_VALUE}, whose table alone ran the heap out of memory).
+     */
+    public static final long MAX_CAPACITY = MAX_SHARDS * MAX_REGION_BYTES;
 
     /** {@link #asMap()}: stateless apart from its lazily made views, so one per cache. */
     private final CacheMapView<K, V> mapView;
@@ -235,6 +241,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (capacityBytes < MIN_CAPACITY) {
             throw new IllegalStateException("capacity of " + capacityBytes + " bytes is too small for the cache's"
                     + " tables: at least " + MIN_CAPACITY + " bytes");
+        }
+        if (capacityBytes > MAX_CAPACITY) {
+            throw new IllegalStateException("capacity of " + capacityBytes + " bytes is more than a cache can address:"
+                    + " at most " + MAX_CAPACITY + " bytes (" + MAX_SHARDS + " segments of " + MAX_REGION_BYTES + " bytes)");
         }
         long requestedMaxEntry = config.maxEntryBytes();
         long maxEntry = requestedMaxEntry > 0 ? requestedMaxEntry : Math.max(capacityBytes / 16, 256);
