@@ -83,8 +83,9 @@ public final class OffHeapCachingProvider implements CachingProvider {
     }
 
     /**
+     * @param uri         the manager's URI, or null for the {@linkplain #getDefaultURI() default}
      * @param classLoader the class loader, or null for the default
-     * @return the manager of the default URI and that class loader
+     * @return the manager of that URI and class loader; one is made, with no properties, if there is none open
      */
     @Override
     public CacheManager getCacheManager(URI uri, ClassLoader classLoader) {
