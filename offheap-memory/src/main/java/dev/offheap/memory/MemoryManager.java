@@ -30,7 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Enumeration;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -149,9 +149,10 @@ public final class MemoryManager implements AutoCloseable {
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
     /**
      * The files that mapped managers of this JVM hold (their {@link BasicFileAttributes#fileKey() keys}), until
-     * their channels are closed; guarded by itself. A file here is refused before a build opens it.
+     * their channels are closed, with who holds each; guarded by itself. A file here is refused before a build
+     * opens it.
      */
-    private static final Set<Object> MAPPED_FILES = new HashSet<>();
+    private static final Map<Object, MappedFileUse> MAPPED_FILES = new HashMap<>();
     /** Pages a manager can hold: the slot table (one entry per page, plus padding) must fit a Java array. */
     private static final int MAX_PAGES = Integer.MAX_VALUE - 64;
     /** 16 compressed references fill a 64-byte cache line. */
@@ -852,6 +853,9 @@ public final class MemoryManager implements AutoCloseable {
         }
         for (Chunk chunk : chunks) {
             if (chunk != null) {
+                if (chunk.fileUse != null) {
+                    chunk.fileUse.managerClosed = true;
+                }
                 try {
                     chunk.releaseRetained();
                 } catch (Throwable e) {
@@ -1880,24 +1884,28 @@ public final class MemoryManager implements AutoCloseable {
             // process may create the file in between, and a dangling symlink "does not exist" but is the user's.
             OpenedFile opened;
             Object fileKey;
+            MappedFileUse fileUse;
             synchronized (MAPPED_FILES) {
                 // A file a live manager of this JVM maps is refused before it is opened: closing any descriptor of
                 // it (this build's channel, FileSpace's) would drop that manager's POSIX lock, and another process
                 // could then map the bytes it hands out.
                 Object before = fileKey(absolute);
-                if (before != null && MAPPED_FILES.contains(before)) {
-                    throw fileInUse(absolute);
+                if (before != null && MAPPED_FILES.containsKey(before)) {
+                    throw fileInUse(absolute, MAPPED_FILES.get(before));
                 }
                 opened = openOrCreate(absolute);
                 fileKey = fileKey(absolute);
-                if (fileKey == null || !MAPPED_FILES.add(fileKey)) {
+                MappedFileUse holder = fileKey == null ? null : MAPPED_FILES.get(fileKey);
+                if (fileKey == null || holder != null) {
                     // removed since it was opened, or replaced by a file in use here: nothing of ours to map
                     closeQuietly(opened.channel());
                     if (fileKey == null) {
                         throw new NoSuchFileException(absolute.toString(), null, "removed while it was opened");
                     }
-                    throw fileInUse(absolute);
+                    throw fileInUse(absolute, holder);
                 }
+                fileUse = new MappedFileUse(name);
+                MAPPED_FILES.put(fileKey, fileUse);
             }
             FileChannel channel = opened.channel();
             Arena arena = Arena.ofShared();
@@ -1918,7 +1926,7 @@ public final class MemoryManager implements AutoCloseable {
                 // keep them from memset, which a truncated file would turn into a JVM crash
                 MappedRegions.register(memory);
                 mapped = true;
-                return new Chunk(0, memory, arena, channel, fileKey);
+                return new Chunk(0, memory, arena, channel, fileKey, fileUse);
             } catch (FileSpace.FileSpaceException e) {
                 throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
                         + " for memory manager '" + name + "': " + e.getMessage(), e);
@@ -1991,9 +1999,24 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    private static IllegalArgumentException fileInUse(Path file) {
+    /** The refusal of a file that a manager of this JVM maps, open or closed (then kept for its pages' threads). */
+    private static IllegalArgumentException fileInUse(Path file, MappedFileUse holder) {
+        if (holder.managerClosed) {
+            return new IllegalArgumentException("mapped file " + file + " is still mapped by memory manager '"
+                    + holder.managerName + "', which is closed but keeps the mapping (and its lock on the file) for the"
+                    + " pages it could not revoke: CONFINED pages of threads that were alive at its close, or pages a"
+                    + " native call held; it lets go once those threads have ended and are collected (or those calls"
+                    + " returned and nothing reaches their pages); give this one another file meanwhile");
+        }
+        return new IllegalArgumentException("mapped file " + file + " is in use by memory manager '" + holder.managerName
+                + "' of this JVM (it holds a lock on the file); close that one first or give this one another file");
+    }
+
+    /** The refusal of a file that someone else locks: a manager in another process, as a rule. */
+    private static IllegalArgumentException fileLockedElsewhere(Path file) {
         return new IllegalArgumentException("mapped file " + file + " is in use by another memory manager"
-                + " (it holds a lock on the file); close that one first or give this one another file");
+                + " (another process, or another channel of this JVM, holds a lock on the file); close that one first"
+                + " or give this one another file");
     }
 
     /** Takes an exclusive lock on the whole file, so that no other manager maps it while this one lives. */
@@ -2008,7 +2031,7 @@ public final class MemoryManager implements AutoCloseable {
             return;
         }
         if (lock == null) {
-            throw fileInUse(file);
+            throw fileLockedElsewhere(file);
         }
     }
 
@@ -2146,21 +2169,24 @@ public final class MemoryManager implements AutoCloseable {
         final Arena arena;
         /** The mapped file's channel, holding its lock until the mapping goes; null for native memory. */
         final FileChannel file;
-        /** The mapped file's entry in {@link #MAPPED_FILES}; null for native memory. */
+        /** The mapped file's key in {@link #MAPPED_FILES}; null for native memory. */
         final Object fileKey;
+        /** The mapped file's entry in {@link #MAPPED_FILES}; null for native memory. */
+        final MappedFileUse fileUse;
         /** One for the manager, plus one per page kept alive for a live confining thread after close. */
         final AtomicInteger retained = new AtomicInteger(1);
 
         Chunk(int number, MemorySegment memory, Arena arena) {
-            this(number, memory, arena, null, null);
+            this(number, memory, arena, null, null, null);
         }
 
-        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file, Object fileKey) {
+        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file, Object fileKey, MappedFileUse fileUse) {
             this.number = number;
             this.memory = memory;
             this.arena = arena;
             this.file = file;
             this.fileKey = fileKey;
+            this.fileUse = fileUse;
         }
 
         void releaseRetained() {
@@ -2176,6 +2202,17 @@ public final class MemoryManager implements AutoCloseable {
                     releaseMappedFile(fileKey);
                 }
             }
+        }
+    }
+
+    /** Who maps a file of {@link #MAPPED_FILES}, for the refusal of another build on it. */
+    private static final class MappedFileUse {
+        final String managerName;
+        /** Set when the manager closes; the entry stays while close keeps the mapping for pages it could not revoke. */
+        volatile boolean managerClosed;
+
+        MappedFileUse(String managerName) {
+            this.managerName = managerName;
         }
     }
 
