@@ -1873,7 +1873,15 @@ public final class MemoryManager implements AutoCloseable {
                         + " or a socket)");
             }
             Path directory = absolute.getParent();
-            if (!existed && directory != null && Files.isDirectory(directory)) {
+            if (!existed && directory != null && !Files.isDirectory(directory)
+                    && !Files.isSymbolicLink(absolute)) {
+                // the file is created, its directories are not: the system's refusal named only the file
+                throw new IllegalArgumentException("cannot create mapped file " + absolute + ": "
+                        + (Files.exists(directory) ? "its parent " + directory + " is not a directory"
+                        : "its directory " + directory + " does not exist")
+                        + " (a mapped file is created if missing, its directories are not)");
+            }
+            if (!existed && directory != null) {
                 long usable = Files.getFileStore(directory).getUsableSpace();
                 if (usable < bytes) {
                     throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
