@@ -2711,7 +2711,8 @@ public final class MemoryManager implements AutoCloseable {
          * @return this builder
          * @throws NullPointerException     if {@code properties} is null
          * @throws IllegalArgumentException for an unknown key under the prefix, a value that does not parse
-         *                                  or is not a {@code String}, or more than one key that sets the size
+         *                                  or is not a {@code String} (an empty {@code mapped-file} too), or more
+         *                                  than one key that sets the size
          */
         public Builder properties(Properties properties) {
             Objects.requireNonNull(properties, "properties");
@@ -2759,7 +2760,7 @@ public final class MemoryManager implements AutoCloseable {
                         case "fraction-of-physical" -> staged.totalSizeFractionOfPhysicalMemory(Double.parseDouble(value));
                         case "type" -> staged.type(parseEnum(MemoryType.class, value));
                         case "page-size" -> staged.pageSize(Math.toIntExact(ByteSize.parse(value)));
-                        case "mapped-file" -> staged.mappedFile(Path.of(value));
+                        case "mapped-file" -> staged.mappedFile(parseFile(value));
                         case "page-access" -> staged.pageAccess(parseEnum(PageAccess.class, value));
                         case "preallocate" -> staged.preallocate(parseBoolean(value));
                         case "name" -> staged.name(value);
@@ -2864,6 +2865,14 @@ public final class MemoryManager implements AutoCloseable {
             }
             throw new IllegalArgumentException("expected one of " + Arrays.stream(type.getEnumConstants())
                     .map(c -> c.name().toLowerCase(Locale.ROOT)).toList());
+        }
+
+        /** A file path; empty is refused, not read as {@code Path.of("")}, the working directory. */
+        private static Path parseFile(String value) {
+            if (value.isEmpty()) {
+                throw new IllegalArgumentException("expected the path of a file, not an empty value");
+            }
+            return Path.of(value);
         }
 
         private static boolean parseBoolean(String value) {
