@@ -80,7 +80,9 @@ import java.util.function.Consumer;
  *       allocated it; revocation costs nanoseconds. If another thread calls {@link #releaseAll} or
  *       {@link #close()} while the allocating thread is alive, the JDK does not allow revoking the page
  *       from there: the page is <em>quarantined</em> — never handed out again and its memory never
- *       freed — until that thread releases it or ends.</li>
+ *       freed — until that thread releases it or ends. After {@link #close()} only its end counts: a
+ *       release after close does nothing, the page stays usable by its thread, and (for
+ *       {@link MemoryType#MAPPED}) the file stays mapped and locked until that thread has ended.</li>
  *   <li>{@link PageAccess#SHARED}: any thread uses and releases pages; each release costs a JVM-wide
  *       handshake (tens of microseconds).</li>
  * </ul>
