@@ -1922,7 +1922,8 @@ public final class MemoryManager implements AutoCloseable {
             boolean mapped = false;
             try {
                 long size = channel.size();
-                if (opened.created() == null && size < bytes) {
+                // an existing empty file (Files.createTempFile's) has no contents to keep: it is grown as a new one is
+                if (opened.created() == null && size != 0 && size < bytes) {
                     throw new IllegalArgumentException("mapped file " + absolute + " holds " + size
                             + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
                 }
@@ -2600,7 +2601,8 @@ public final class MemoryManager implements AutoCloseable {
 
         /**
          * Sets the file that backs a {@link MemoryType#MAPPED} manager, on disk or in {@code /dev/shm}.
-         * It is created if missing; an existing file must hold at least the total size. On Linux
+         * It is created if missing; an existing file must hold at least the total size, or nothing (an empty
+         * file, as {@link java.nio.file.Files#createTempFile} leaves one, is grown as a new one is). On Linux
          * {@link #build()} allocates every block of the file's first total-size bytes
          * ({@code posix_fallocate}; blocks already there keep their contents), so that no write
          * through a page can fail later for want of space. The file must be a regular file of the default
