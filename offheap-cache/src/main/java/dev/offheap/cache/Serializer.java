@@ -8,8 +8,12 @@ import java.lang.foreign.MemorySegment;
  * <p>The cache first asks for {@link #serializedSize(Object)}, reserves exactly that many bytes, and
  * calls {@link #write(Object, MemorySegment)} with a segment of exactly that size. A serializer that
  * writes past the segment gets an {@link IndexOutOfBoundsException} from the segment itself; one that
- * throws, or whose {@code serializedSize} is negative, makes the cache reject that one entry with a
- * {@link SerializationException} and leave everything else as it was.
+ * throws, whose {@code serializedSize} is negative, or that leaves the last declared byte unwritten (it
+ * declared more than it writes) makes the cache reject that one entry with a {@link SerializationException}
+ * and leave everything else as it was. To tell an unwritten last byte from one written with the value the
+ * cache put there as a mark, the cache calls {@code write} a second time for the same value, over another
+ * mark, when the first left the mark in place: about once in 256 writes, so {@code write} must depend on
+ * the value alone. (Bytes left unwritten before the last one read as zeros.)
  *
  * <p>Threading: the cache calls a serializer from many threads at once; implementations must be
  * thread-safe (the built-ins are stateless).

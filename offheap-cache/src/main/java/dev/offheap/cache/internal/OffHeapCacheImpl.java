@@ -19,6 +19,7 @@ import dev.offheap.memory.internal.WeakSchedule;
 import javax.management.ObjectName;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
@@ -44,6 +45,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -467,8 +469,35 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return size;
     }
 
-    /** Serializes into a target of exactly the declared size; writing past it is a SerializationException. */
+    /**
+     * Serializes into a target of exactly the declared size. Writing past it is a SerializationException, and so is
+     * leaving its last byte unwritten (a serializedSize larger than what write writes): the last byte is set to a
+     * random mark first, and a last byte that still holds the mark was either written as that value or not at all,
+     * which a second write over another mark tells apart (so a serializer's write runs twice for about one value in
+     * 256; the built-in serializers, which write exactly their size, are not checked).
+     */
     private static <T> void writeChecked(Serializer<T> serializer, T value, MemorySegment target, String what) {
+        long size = target.byteSize();
+        if (size == 0 || isBuiltIn(serializer)) {
+            writeOnce(serializer, value, target, what);
+            return;
+        }
+        long last = size - 1;
+        byte mark = (byte) ThreadLocalRandom.current().nextInt();
+        target.set(ValueLayout.JAVA_BYTE, last, mark);
+        writeOnce(serializer, value, target, what);
+        if (target.get(ValueLayout.JAVA_BYTE, last) == mark) {
+            byte otherMark = (byte) ~mark;
+            target.set(ValueLayout.JAVA_BYTE, last, otherMark);
+            writeOnce(serializer, value, target, what);
+            if (target.get(ValueLayout.JAVA_BYTE, last) == otherMark) {
+                throw new SerializationException("the " + what + " serializer " + serializer + " wrote less than the "
+                        + size + " bytes it declared: the last of them was never written", null);
+            }
+        }
+    }
+
+    private static <T> void writeOnce(Serializer<T> serializer, T value, MemorySegment target, String what) {
         try {
             serializer.write(value, target);
         } catch (IndexOutOfBoundsException e) {
@@ -477,6 +506,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (Exception e) { // checked ones too, as in declaredSize: else they passed the callers' clean-up
             throw new SerializationException("the " + what + " serializer " + serializer + " threw in write: " + e, e);
         }
+    }
+
+    /** @return whether {@code serializer} is one of {@link Serializer}'s own, which write exactly their size */
+    private static boolean isBuiltIn(Serializer<?> serializer) {
+        return serializer == Serializer.byteArrays() || serializer == Serializer.strings()
+                || serializer == Serializer.longs() || serializer == Serializer.integers()
+                || serializer == Serializer.segments();
     }
 
     @SuppressWarnings("unchecked")
