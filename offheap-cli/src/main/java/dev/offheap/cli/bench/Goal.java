@@ -1,5 +1,6 @@
 package dev.offheap.cli.bench;
 
+import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -260,15 +261,16 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         if (best == null) {
             return notMeasured(s, "no result of " + String.join(", ", missing) + " at these parameters");
         }
-        // speedup of the subject over the reference, in the direction of the mode; a slowdown is the
-        // inverse quotient, divided directly: 1 / speedup rounds, and 23 / 20 read 1.1500000000000001
-        // and failed a bound of 1.15 that it meets
-        double speedup = s.lowerIsBetter() ? best.score() / s.score() : s.score() / best.score();
-        double slowdown = s.lowerIsBetter() ? s.score() / best.score() : best.score() / s.score();
-        double measured = kind == Kind.FASTER ? speedup : slowdown;
+        // speedup of the subject over the reference, in the direction of the mode: up / down; a
+        // slowdown is the inverse quotient, divided directly (1 / speedup rounds: 23 / 20 read
+        // 1.1500000000000001). The verdict compares the scores as JMH wrote them, not their rounded
+        // quotient: 1.65 ns against 1.1 ns is a speedup of 1.5 that the doubles divide to 1.4999999999999998
+        double up = s.lowerIsBetter() ? best.score() : s.score();
+        double down = s.lowerIsBetter() ? s.score() : best.score();
+        double measured = kind == Kind.FASTER ? up / down : down / up;
         Verdict verdict = switch (kind) {
-            case FASTER -> measured >= target ? Verdict.PASS : Verdict.FAIL;
-            case AT_MOST_SLOWER -> measured <= target ? Verdict.PASS : Verdict.FAIL;
+            case FASTER -> compareQuotient(up, down, target) >= 0 ? Verdict.PASS : Verdict.FAIL;
+            case AT_MOST_SLOWER -> compareQuotient(down, up, target) <= 0 ? Verdict.PASS : Verdict.FAIL;
             default -> Verdict.REPORTED;
         };
         StringBuilder detail = new StringBuilder();
@@ -293,6 +295,23 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
 
     private Check notMeasured(JmhResult s, String why) {
         return new Check(this, s.params(), OptionalDouble.empty(), Verdict.NOT_MEASURED, why);
+    }
+
+    /**
+     * Compares {@code numerator / denominator} with {@code bound} exactly, on the shortest decimal of
+     * each double (the number as JMH wrote it), so that a quotient of exactly the bound compares equal
+     * where the division of the doubles would round past it.
+     *
+     * @param numerator the numerator, finite or infinite, not NaN
+     * @param denominator the denominator, positive, not NaN
+     * @param bound the bound, finite
+     * @return negative, zero or positive as the quotient is below, at or above the bound
+     */
+    static int compareQuotient(double numerator, double denominator, double bound) {
+        if (!Double.isFinite(numerator) || !Double.isFinite(denominator) || !Double.isFinite(bound)) {
+            return Double.compare(numerator / denominator, bound);
+        }
+        return BigDecimal.valueOf(numerator).compareTo(BigDecimal.valueOf(bound).multiply(BigDecimal.valueOf(denominator)));
     }
 
     private static boolean faster(JmhResult a, JmhResult b) {
