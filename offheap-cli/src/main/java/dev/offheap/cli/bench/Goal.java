@@ -16,7 +16,8 @@ import java.util.OptionalDouble;
  * footprint ratio at most 1.5". A goal names its variants by benchmark class and method, so it can
  * compare across classes (a two-thread class with its one-thread parent) and against several
  * references at once (the best of them counts). It is checked once per parameter set of its
- * subject, the references at the same parameters.
+ * subject, the references at the same parameters. Where some of its references have no result there,
+ * the goal can fail on the others but not pass: the missing one might be the fastest.
  *
  * <p>Speed comparisons work on the primary score in either JMH mode: in time modes lower is
  * faster, in throughput mode higher. A speedup is {@code reference time / subject time}, a slowdown
@@ -105,7 +106,10 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         FAIL,
         /** Measured, but the goal only reports. */
         REPORTED,
-        /** The subject or every reference has no result at these parameters. */
+        /**
+         * The subject or every reference has no result at these parameters, or some reference has none
+         * and the others alone would pass the goal (the missing one might be the fastest).
+         */
         NOT_MEASURED
     }
 
@@ -273,6 +277,9 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
             case AT_MOST_SLOWER -> compareQuotient(down, up, target) <= 0 ? Verdict.PASS : Verdict.FAIL;
             default -> Verdict.REPORTED;
         };
+        // a reference that did not run may be the fastest: beating the others does not show the goal met,
+        // while missing one of them already misses it
+        boolean unproven = verdict == Verdict.PASS && !missing.isEmpty();
         StringBuilder detail = new StringBuilder();
         detail.append(label(s)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
                 .append(" vs ").append(label(best)).append(' ').append(BenchReport.number(best.score())).append(' ')
@@ -283,6 +290,9 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
                 detail.append("; ").append(String.join(", ", missing)).append(" not measured");
             }
             detail.append(')');
+        }
+        if (unproven) {
+            return notMeasured(s, detail.toString());
         }
         return new Check(this, s.params(), OptionalDouble.of(measured), verdict, detail.toString());
     }
