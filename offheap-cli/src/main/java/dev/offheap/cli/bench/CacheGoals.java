@@ -131,7 +131,8 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 return;
             }
             double ratio = ours.getAsDouble() / theirs.getAsDouble();
-            boolean pass = ratio >= atLeast;
+            // on the scores as JMH wrote them: their quotient as doubles may round below an exact bound
+            boolean pass = Goal.compareQuotient(ours.getAsDouble(), theirs.getAsDouble(), atLeast) >= 0;
             rows.add(new Row(goal, caseLabel,
                     shortOf(BenchReport.ratio(ratio), BenchReport.ratio(atLeast), pass,
                             () -> BenchReport.ratio(ratio, RoundingMode.FLOOR)) + "x ("
@@ -218,7 +219,7 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 return;
             }
             double share = ours.getAsDouble() / copy.getAsDouble();
-            boolean pass = share >= BANDWIDTH_SHARE;
+            boolean pass = Goal.compareQuotient(ours.getAsDouble(), copy.getAsDouble(), BANDWIDTH_SHARE) >= 0;
             String shown = shortOf(pct(share), pct(BANDWIDTH_SHARE), pass, () -> BigDecimal.valueOf(share)
                     .movePointRight(2).setScale(0, RoundingMode.FLOOR).toPlainString() + "%");
             rows.add(new Row(goal, caseLabel, gbps(ours.getAsDouble() * bytes) + " vs " + gbps(copy.getAsDouble() * bytes)
@@ -345,7 +346,8 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                             .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
                                     .append(percent(d.getAsDouble())));
                 }
-                boolean pass = mine >= theirs - 1;
+                // in decimal: 32.02 - 1 as doubles is above 31.02
+                boolean pass = BigDecimal.valueOf(mine).compareTo(BigDecimal.valueOf(theirs).subtract(BigDecimal.ONE)) >= 0;
                 String pp = shortOf(signed(mine - theirs), signed(-1), pass, () -> String.format(Locale.ROOT, "%+.2f",
                         BigDecimal.valueOf(mine - theirs).setScale(2, RoundingMode.FLOOR)));
                 rows.add(new Row("hit ratio within 1 pp of Caffeine", label,
