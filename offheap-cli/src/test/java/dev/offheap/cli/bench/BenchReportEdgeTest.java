@@ -85,9 +85,10 @@ class BenchReportEdgeTest {
         String md = Files.readString(dir.resolve("cache.md"));
         assertThat(line(md, "| throughput ≥ 2x OHC | get (`offheapGet`), 100 B values, 1000 keys, 1 thread"))
                 .endsWith("| not measured |");
-        // the measured OHC variant counts when the other has no score
+        // the OHC variant without a score does not poison the other's ratio, but it might be the
+        // faster, so beating the measured one does not pass
         assertThat(line(md, "| throughput ≥ 2x OHC | get (`offheapRead`), 100 B values, 1000 keys, 1 thread"))
-                .contains("2.00x (300 vs 150 ops/s)").endsWith("| pass |");
+                .contains("2.00x (300 vs 150 ops/s; OHC LRU not measured)").endsWith("| not measured |");
         assertThat(line(md, "| copying gets bandwidth-bound | `offheapGet` vs `segmentToArray`"))
                 .endsWith("| not measured |");
     }

@@ -88,6 +88,7 @@ class CacheGoalsTest {
         thrpt("CacheGetBenchmark", "caffeine", LARGE, 1_000_000);
         thrpt("CacheGetBenchmark", "offheapGet", LARGE, 90);
         thrpt("CacheGetBenchmark", "ohcLru", LARGE, 100);
+        thrpt("CacheGetBenchmark", "ohcTinyLfu", LARGE, 80);
         thrpt("CacheGetBenchmark", "offheapRead", LARGE, 1000);
         String md = new CacheGoals().apply(results);
         assertThat(row(md, "100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, 100 KB values, 10 keys, 1 thread"))
