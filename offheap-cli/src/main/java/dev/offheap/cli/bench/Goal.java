@@ -48,17 +48,20 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
     }
 
     /**
-     * A benchmark method, and optionally one of its secondary metrics.
+     * A benchmark method, and optionally one of its secondary metrics and the thread count it must
+     * have run with.
      *
      * @param benchmarkClass the class name without package, nested classes with dots
      *     ({@code BudgetBenchmark.TwoThreads}); matches a result whose class name ends with it
      * @param method the benchmark method
      * @param metric a secondary metric's name, or null for the primary score
+     * @param threads the threads per fork a result must have run with (goals that compare thread
+     *     counts: {@code --threads} runs every class on the same count), or 0 for any
      */
-    public record Variant(String benchmarkClass, String method, String metric) {
+    public record Variant(String benchmarkClass, String method, String metric, int threads) {
         /**
          * @throws NullPointerException if the class or method is null
-         * @throws IllegalArgumentException if either is blank
+         * @throws IllegalArgumentException if either is blank, or the thread count is negative
          */
         public Variant {
             Objects.requireNonNull(benchmarkClass, "benchmarkClass");
@@ -67,6 +70,23 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
                 throw new IllegalArgumentException("a variant needs a class and a method, got '" + benchmarkClass
                         + "' and '" + method + "'");
             }
+            if (threads < 0) {
+                throw new IllegalArgumentException("a variant's thread count is positive, or 0 for any, got "
+                        + threads);
+            }
+        }
+
+        /**
+         * A variant that matches results at any thread count.
+         *
+         * @param benchmarkClass the class name without package
+         * @param method the method
+         * @param metric a secondary metric's name, or null for the primary score
+         * @throws NullPointerException if the class or method is null
+         * @throws IllegalArgumentException if either is blank
+         */
+        public Variant(String benchmarkClass, String method, String metric) {
+            this(benchmarkClass, method, metric, 0);
         }
 
         /**
@@ -83,13 +103,30 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
          * @return this method's secondary metric of that name
          */
         public Variant metric(String name) {
-            return new Variant(benchmarkClass, method, Objects.requireNonNull(name, "name"));
+            return new Variant(benchmarkClass, method, Objects.requireNonNull(name, "name"), threads);
+        }
+
+        /**
+         * @param count threads per fork
+         * @return this variant, matching only results that ran on {@code count} threads per fork
+         * @throws IllegalArgumentException if {@code count} is not positive
+         */
+        public Variant threads(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("a thread count is positive, got " + count);
+            }
+            return new Variant(benchmarkClass, method, metric, count);
         }
 
         boolean matches(JmhResult r) {
             String cls = r.className();
-            return r.method().equals(method)
+            return r.method().equals(method) && (threads == 0 || r.threads() == threads)
                     && (cls.equals(benchmarkClass) || cls.endsWith("." + benchmarkClass));
+        }
+
+        /** @return the method, with {@code on N threads} when it must run on N */
+        String methodOnThreads() {
+            return method + (threads == 0 ? "" : " on " + threads + (threads == 1 ? " thread" : " threads"));
         }
 
         /** @return {@code Class.method}, with {@code [metric]} when it reads one */
@@ -257,7 +294,7 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         for (Variant ref : references) {
             JmhResult r = counterpart(ref, s, results);
             if (r == null) {
-                missing.add(ref.method());
+                missing.add(ref.methodOnThreads());
             } else if (best == null || faster(r, best)) {
                 best = r;
             }

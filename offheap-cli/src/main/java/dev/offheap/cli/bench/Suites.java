@@ -76,7 +76,8 @@ public record Suites(List<Suite> all) {
                 Goal.faster("MemoryManager allocate+release at least 100x faster than an Arena.ofShared() per page",
                         100, manager, Goal.Variant.of(one, "arenaShared")),
                 Goal.faster("MemoryManager at 2 threads: at least 1.6x the 1-thread throughput", 1.6,
-                        Goal.Variant.of("PageAllocationTwoThreadsBenchmark", "managerConfined"), manager));
+                        Goal.Variant.of("PageAllocationTwoThreadsBenchmark", "managerConfined").threads(2),
+                        manager.threads(1)));
     }
 
     /** The goal of the buffers experiment: the heap the manager and its pages cost (checked per block size). */
@@ -108,7 +109,7 @@ public record Suites(List<Suite> all) {
                         + "configurations)", 5, pooled, Goal.Variant.of(u, "nettyPooled"),
                         Goal.Variant.of(u, "nettyPooledUnsafe")),
                 Goal.atMostSlower("Pooled at 2 threads: time per operation at most 1.25x that at 1 thread", 1.25,
-                        Goal.Variant.of(u2, "pooled"), pooled),
+                        Goal.Variant.of(u2, "pooled").threads(2), pooled.threads(1)),
                 Goal.atMostSlower("Stack within 1.5x of the bump allocator", 1.5,
                         Goal.Variant.of(u, "stack"), Goal.Variant.of(u, "bump")),
                 Goal.faster("Stack at least 3x faster than malloc", 3,
