@@ -318,8 +318,9 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         // while missing one of them already misses it
         boolean unproven = verdict == Verdict.PASS && !missing.isEmpty();
         StringBuilder detail = new StringBuilder();
-        detail.append(label(s)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
-                .append(" vs ").append(label(best)).append(' ').append(BenchReport.number(best.score())).append(' ')
+        boolean byThreads = s.threads() != best.threads();
+        detail.append(label(s, byThreads)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
+                .append(" vs ").append(label(best, byThreads)).append(' ').append(BenchReport.number(best.score())).append(' ')
                 .append(best.unit());
         if (references.size() > 1) {
             detail.append(" (best of ").append(String.join(", ", references.stream().map(Variant::method).toList()));
@@ -334,10 +335,21 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         return new Check(this, s.params(), OptionalDouble.of(measured), verdict, detail.toString());
     }
 
-    /** Names a row by its method, and by its thread count when the goal compares thread counts. */
-    private String label(JmhResult r) {
-        boolean threadsDiffer = references.stream().anyMatch(v -> !v.benchmarkClass().equals(subject.benchmarkClass()));
-        return r.method() + (threadsDiffer ? " (" + r.threads() + (r.threads() == 1 ? " thread)" : " threads)") : "");
+    /**
+     * Names a row by its method; where the goal compares two classes, also by its thread count when the two rows
+     * ran on different counts (a two-thread class against its one-thread parent), else by its class (the same
+     * method in two classes, such as a helper on call sites of mixed and of one kind of segment).
+     */
+    private String label(JmhResult r, boolean byThreads) {
+        boolean classesDiffer = references.stream().anyMatch(v -> !v.benchmarkClass().equals(subject.benchmarkClass()));
+        if (!classesDiffer) {
+            return r.method();
+        }
+        if (byThreads) {
+            return r.method() + " (" + r.threads() + (r.threads() == 1 ? " thread)" : " threads)");
+        }
+        String className = r.className();
+        return className.substring(className.lastIndexOf('.') + 1) + "." + r.method();
     }
 
     private Check notMeasured(JmhResult s, String why) {

@@ -24,7 +24,8 @@ public record Suites(List<Suite> all) {
                         "reads and writes of bytes, ints, longs and byte[] chunks on byte[], ByteBuffers, "
                                 + "heap, native and mapped segments and pages; mixed vs exclusive call sites; "
                                 + "bulk copy vs memcpy",
-                        Map.of("bytes", List.of("32768"))),
+                        Map.of("bytes", List.of("32768")), Map.of("bytes", List.of("32768")), null,
+                        segmentGoals(), null),
                 new Suite("buffers", "dev.offheap.bench.buffers",
                         "96 MiB written as ints into 4 KiB and 4 MiB blocks: heap and direct ByteBuffers, "
                                 + "native segments, pages, mapped files on disk and in /dev/shm",
@@ -61,6 +62,42 @@ public record Suites(List<Suite> all) {
                         null,
                         allocGoals(),
                         null)));
+    }
+
+    /**
+     * The goals of segment access, as the issue states them: per access pattern the {@code library} variant (the
+     * documented way on a native segment or page) against the array baseline of its class, at every size; the
+     * library's helpers on call sites that saw heap, native and mapped segments against the same helpers where
+     * one kind was seen (per kind and region length); and {@code Segments.copy} and {@code Segments.fill} against
+     * the best bandwidth of the run (memcpy or memset through the Linker, and the JDK's own copy and fill).
+     */
+    static List<Goal> segmentGoals() {
+        List<Goal> goals = new java.util.ArrayList<>();
+        Map<String, String> baselines = new java.util.LinkedHashMap<>();
+        for (String pattern : List.of("Bytes", "Chunks")) {
+            baselines.put("Read" + pattern + "Benchmark", "byteArray");
+            baselines.put("Write" + pattern + "Benchmark", "byteArray");
+        }
+        baselines.put("ReadIntsBenchmark", "intArray");
+        baselines.put("WriteIntsBenchmark", "intArray");
+        baselines.put("ReadLongsBenchmark", "longArray");
+        baselines.put("WriteLongsBenchmark", "longArray");
+        baselines.forEach((benchmark, array) -> goals.add(Goal.atMostSlower("The library's way within 1.10x of "
+                + array + "[]: " + benchmark.replace("Benchmark", ""), 1.10, Goal.Variant.of(benchmark, "library"),
+                Goal.Variant.of(benchmark, array))));
+        for (String helper : List.of("compare", "swap", "hash", "bigEndian")) {
+            goals.add(Goal.atMostSlower("Segments." + (helper.equals("bigEndian") ? "putLongBE/getLongBE"
+                    : helper.equals("compare") ? "compareUnsigned" : helper.equals("hash") ? "hash64" : helper)
+                    + " with heap, native and mapped segments in use: within 1.20x of one kind alone", 1.20,
+                    Goal.Variant.of("MixedKindBenchmark", helper), Goal.Variant.of("ExclusiveKindBenchmark", helper)));
+        }
+        goals.add(Goal.faster("Segments.copy at 90% or more of the best copy bandwidth (memcpy, MemorySegment.copy)",
+                0.9, Goal.Variant.of("BulkCopyBenchmark", "segmentsCopy"), Goal.Variant.of("BulkCopyBenchmark", "memcpy"),
+                Goal.Variant.of("BulkCopyBenchmark", "segmentCopy")));
+        goals.add(Goal.faster("Segments.fill at 90% or more of the best fill bandwidth (memset, MemorySegment.fill)",
+                0.9, Goal.Variant.of("BulkFillBenchmark", "segmentsFill"), Goal.Variant.of("BulkFillBenchmark", "memset"),
+                Goal.Variant.of("BulkFillBenchmark", "segmentFill")));
+        return List.copyOf(goals);
     }
 
     /** The goals of the page manager's allocation, as the issue states them (checked per page count). */
