@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 
+import static dev.offheap.memory.MappedManagers.mapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -19,11 +20,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class AFileKeptMappedByAClosedManagerIsRefusedAsSuchTest {
     @TempDir
     Path tempDir;
-
-    private static MemoryManager.Builder mapped(Path file) {
-        return MemoryManager.builder().registerMBean(false).type(MemoryType.MAPPED).mappedFile(file).pageSize(4096)
-                .totalSize(1L << 20);
-    }
 
     @Test
     void aBuildOnTheFileOfAClosedManagerThatKeptAPageSaysThatManagerIsClosed() throws Exception {

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static dev.offheap.memory.MappedManagers.mapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -17,11 +18,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class AMappedFileInADirectoryThatIsMissingNamesTheDirectoryTest {
     @TempDir
     Path tempDir;
-
-    private static MemoryManager.Builder mapped(Path file) {
-        return MemoryManager.builder().registerMBean(false).type(MemoryType.MAPPED).mappedFile(file).pageSize(4096)
-                .totalSize(1L << 20);
-    }
 
     @Test
     void aMissingDirectoryIsNamedAsMissing() {

@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static dev.offheap.memory.MappedManagers.mapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,11 +22,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class AnEmptyExistingMappedFileIsGrownAsANewOneTest {
     @TempDir
     Path tempDir;
-
-    private static MemoryManager.Builder mapped(Path file) {
-        return MemoryManager.builder().registerMBean(false).type(MemoryType.MAPPED).mappedFile(file).pageSize(4096)
-                .totalSize(1L << 20);
-    }
 
     @Test
     void anEmptyTempFileBacksAManager() throws Exception {

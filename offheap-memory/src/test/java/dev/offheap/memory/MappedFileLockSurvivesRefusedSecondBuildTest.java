@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static dev.offheap.memory.MappedManagers.mapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,11 +26,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MappedFileLockSurvivesRefusedSecondBuildTest {
     @TempDir
     Path tempDir;
-
-    private static MemoryManager.Builder mapped(Path file, long bytes) {
-        return MemoryManager.builder().registerMBean(false).type(MemoryType.MAPPED).mappedFile(file).pageSize(4096)
-                .totalSize(bytes);
-    }
 
     /** @return the lines of /proc/locks for the file's inode held by this process */
     private static List<String> locksOf(Path file) throws IOException {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static dev.offheap.memory.MappedManagers.mapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,11 +37,6 @@ class MemoryManagerMappedFileTest {
 
     /** A small tmpfs mounted for one test, or null when this process may not mount. */
     private Path smallFileSystem;
-
-    private static MemoryManager.Builder mapped(Path file, long bytes) {
-        return MemoryManager.builder().registerMBean(false).type(MemoryType.MAPPED).mappedFile(file).pageSize(4096)
-                .totalSize(bytes);
-    }
 
     /** @return the bytes of storage allocated to the file (st_blocks x 512), from stat(1) */
     private static long allocatedBytes(Path file) throws IOException, InterruptedException {

@@ -1,5 +1,6 @@
 package dev.offheap.cli.bench;
 
+import static dev.offheap.cli.bench.CacheGoalRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -14,14 +15,13 @@ import org.junit.jupiter.api.Test;
  * −1.0000000000000036).
  */
 class ACacheGoalExactlyAtItsBoundPassesTest {
-    private static final String P = "dev.offheap.bench.cache.";
-    private static final String LARGE = "10x100000";
+    private static final String P = CacheGoalRows.PACKAGE;
+    private static final String LARGE = CacheGoalRows.LARGE;
 
     private final List<JmhResult> results = new ArrayList<>();
 
     private void thrpt(String cls, String method, double opsPerS) {
-        results.add(new JmhResult(P + cls + "." + method, "thrpt", 1, 1, Map.of("workload", LARGE), opsPerS, Double.NaN,
-                "ops/s", Map.of(), Map.of()));
+        results.add(CacheGoalRows.thrpt(cls, method, LARGE, opsPerS));
     }
 
     private void hitRatio(String method, String stream, double percent) {
@@ -30,10 +30,6 @@ class ACacheGoalExactlyAtItsBoundPassesTest {
                 Map.of()));
     }
 
-    private static String row(String md, String goal, String caseStart) {
-        return md.lines().filter(l -> l.startsWith("| " + goal + " | " + caseStart)).findFirst()
-                .orElseThrow(() -> new AssertionError("no row '" + goal + " | " + caseStart + "' in\n" + md));
-    }
 
     @Test
     void eightyPercentOfTheCopysBandwidthIsBandwidthBound() {

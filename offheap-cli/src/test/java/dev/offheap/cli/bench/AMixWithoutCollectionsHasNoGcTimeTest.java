@@ -13,14 +13,12 @@ import org.junit.jupiter.api.Test;
  * is no GC time, the best a cache can do against Caffeine's, not a result missing from the run.
  */
 class AMixWithoutCollectionsHasNoGcTimeTest {
-    private static final String P = "dev.offheap.bench.cache.";
-    private static final String LARGE = "10x100000";
+    private static final String LARGE = CacheGoalRows.LARGE;
 
     private final List<JmhResult> results = new ArrayList<>();
 
     private void mix(String method, Map<String, JmhResult.Metric> gc) {
-        results.add(new JmhResult(P + "CacheMixBenchmark." + method, "thrpt", 1, 1, Map.of("workload", LARGE), 1000,
-                Double.NaN, "ops/s", gc, Map.of()));
+        results.add(CacheGoalRows.thrpt("CacheMixBenchmark", method, LARGE, 1000, gc));
     }
 
     private static JmhResult.Metric count(double n) {
@@ -28,8 +26,7 @@ class AMixWithoutCollectionsHasNoGcTimeTest {
     }
 
     private static String row(String md, String caseStart) {
-        return md.lines().filter(l -> l.startsWith("| GC time ≥ 5x lower than Caffeine | " + caseStart)).findFirst()
-                .orElseThrow(() -> new AssertionError("no row '" + caseStart + "' in\n" + md));
+        return CacheGoalRows.row(md, "GC time ≥ 5x lower than Caffeine", caseStart);
     }
 
     @Test

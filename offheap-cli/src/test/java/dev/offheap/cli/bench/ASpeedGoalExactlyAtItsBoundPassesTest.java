@@ -33,17 +33,6 @@ class ASpeedGoalExactlyAtItsBoundPassesTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"avgt, ns/op, 1.4, 1.61", "thrpt, ops/ms, 1.61, 1.4"})
-    void aSlowdownOfExactlyTheBoundPassesAndReadsAsTheBound(String mode, String unit, double plain, double sampled) {
-        List<JmhResult> results = List.of(row("pooled", mode, plain, unit), row("pooledSampled", mode, sampled, unit));
-        Goal goal = Goal.atMostSlower("sampled at most 1.15x plain", 1.15, Variant.of("Alloc", "pooledSampled"),
-                Variant.of("Alloc", "pooled"));
-        Check check = goal.check(results).getFirst();
-        assertThat(check.verdict()).isEqualTo(Verdict.PASS);
-        assertThat(goal.measuredText(check)).isEqualTo("1.15x");
-    }
-
-    @ParameterizedTest
     @CsvSource({"avgt, ns/op, 1.6499, 1.1", "thrpt, ops/ms, 1.6, 2.3999"})
     void aSpeedupJustShortOfTheTargetStillFails(String mode, String unit, double malloc, double pooled) {
         List<JmhResult> results = List.of(row("malloc", mode, malloc, unit), row("pooled", mode, pooled, unit));

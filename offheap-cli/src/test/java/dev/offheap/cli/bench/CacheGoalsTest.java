@@ -1,5 +1,6 @@
 package dev.offheap.cli.bench;
 
+import static dev.offheap.cli.bench.CacheGoalRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -10,19 +11,18 @@ import org.junit.jupiter.api.Test;
 
 /** The cache suite's goal section, judged from hand-made results whose ratios are known. */
 class CacheGoalsTest {
-    private static final String P = "dev.offheap.bench.cache.";
-    private static final String SMALL = "1000x100";
-    private static final String LARGE = "10x100000";
+    private static final String P = CacheGoalRows.PACKAGE;
+    private static final String SMALL = CacheGoalRows.SMALL;
+    private static final String LARGE = CacheGoalRows.LARGE;
 
     private final List<JmhResult> results = new ArrayList<>();
 
     private void thrpt(String cls, String method, String workload, double score, Map<String, JmhResult.Metric> secondary) {
-        results.add(new JmhResult(P + cls + "." + method, "thrpt", cls.contains("TwoThreads") ? 2 : 1, 1,
-                Map.of("workload", workload), score, Double.NaN, "ops/s", secondary, Map.of()));
+        results.add(CacheGoalRows.thrpt(cls, method, workload, score, secondary));
     }
 
     private void thrpt(String cls, String method, String workload, double score) {
-        thrpt(cls, method, workload, score, Map.of());
+        results.add(CacheGoalRows.thrpt(cls, method, workload, score));
     }
 
     /** A one-thread result whose score does not matter, only its auxiliary counters. */
@@ -42,10 +42,6 @@ class CacheGoalsTest {
         return m;
     }
 
-    private static String row(String md, String goal, String caseStart) {
-        return md.lines().filter(l -> l.startsWith("| " + goal + " | " + caseStart)).findFirst()
-                .orElseThrow(() -> new AssertionError("no row '" + goal + " | " + caseStart + "' in\n" + md));
-    }
 
     @Test
     void throughputAgainstTheBetterOhcVariantPassesAtTwiceAndFailsBelow() {

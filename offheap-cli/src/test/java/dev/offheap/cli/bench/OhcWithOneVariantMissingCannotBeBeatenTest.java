@@ -1,5 +1,6 @@
 package dev.offheap.cli.bench;
 
+import static dev.offheap.cli.bench.CacheGoalRows.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -13,21 +14,15 @@ import org.junit.jupiter.api.Test;
  * as OHC: the missing variant may be the faster. Falling short of the one measured is still a miss.
  */
 class OhcWithOneVariantMissingCannotBeBeatenTest {
-    private static final String P = "dev.offheap.bench.cache.";
-    private static final String SMALL = "1000x100";
-    private static final String LARGE = "10x100000";
+    private static final String SMALL = CacheGoalRows.SMALL;
+    private static final String LARGE = CacheGoalRows.LARGE;
 
     private final List<JmhResult> results = new ArrayList<>();
 
     private void thrpt(String cls, String method, String workload, double opsPerS) {
-        results.add(new JmhResult(P + cls + "." + method, "thrpt", cls.contains("TwoThreads") ? 2 : 1, 1,
-                Map.of("workload", workload), opsPerS, Double.NaN, "ops/s", Map.of(), Map.of()));
+        results.add(CacheGoalRows.thrpt(cls, method, workload, opsPerS));
     }
 
-    private static String row(String md, String goal, String caseStart) {
-        return md.lines().filter(l -> l.startsWith("| " + goal + " | " + caseStart)).findFirst()
-                .orElseThrow(() -> new AssertionError("no row '" + goal + " | " + caseStart + "' in\n" + md));
-    }
 
     @Test
     void twiceTheLruVariantWithoutTheTinyLfuOneIsNotMeasured() {
