@@ -1619,24 +1619,18 @@ public final class MemoryManager implements AutoCloseable {
                                 + "' in memory manager '" + name + "' failed", e);
                     } finally {
                         depth[0]--;
+                        // the event's duration is the callback's (SpillEvent's description), not the drain and page
+                        // table pass that count what it freed
+                        event.end();
                     }
-                    // the event's duration is the callback's (SpillEvent's description), not the drain and page
-                    // table pass that count what it freed
-                    event.end();
                     drainMagazines();
                 } finally {
+                    // an Error from the callback ends the request here, but the callback was invoked and may have
+                    // released memory first: it is counted as every other spill is (left out, spillCount, spilledBytes
+                    // and the Spill events said no callback had been asked)
                     freed = endSpill(candidate);
+                    countSpill(event, requester, candidate, needed, freed);
                 }
-                if (event.shouldCommit()) {
-                    event.manager = name;
-                    event.requester = requester.label;
-                    event.spillingOwner = candidate.label;
-                    event.wantedBytes = needed;
-                    event.freedBytes = freed;
-                    event.commit();
-                }
-                spills.increment();
-                spilledBytes.add(freed);
                 asked.add(candidate.label + " (gave back " + ByteSize.format(freed) + ")");
                 if (budget.tryReserve(bytes)) {
                     return;
@@ -1644,6 +1638,20 @@ public final class MemoryManager implements AutoCloseable {
             }
         }
         throw refused(requester, bytes + taken, what, budget.used() - taken, asked);
+    }
+
+    /** Counts one invocation of a spill callback and records its JFR event. */
+    private void countSpill(SpillEvent event, OwnerRecord requester, OwnerRecord candidate, long wanted, long freed) {
+        spills.increment();
+        spilledBytes.add(freed);
+        if (event.shouldCommit()) {
+            event.manager = name;
+            event.requester = requester.label;
+            event.spillingOwner = candidate.label;
+            event.wantedBytes = wanted;
+            event.freedBytes = freed;
+            event.commit();
+        }
     }
 
     /**

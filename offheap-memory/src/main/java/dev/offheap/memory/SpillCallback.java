@@ -8,7 +8,8 @@ package dev.offheap.memory;
  * whose request failed, never while holding a lock of its own, and never for the owner that is
  * asking. A callback releases pages or reservations through the manager as usual; whatever it returns
  * is informational, the manager checks what was actually freed. It must not allocate from the same
- * manager. An exception it throws (a checked one too) is logged and treated as nothing freed; a callback
+ * manager. An exception it throws (a checked one too) is logged and treated as nothing freed; an {@link Error}
+ * ends the request with that error (nothing allocated), counted as a spill with what the owner gave back; a callback
  * removed, or whose owner was released, while a spill runs is not called any more. Running on the
  * requester's thread, it can release {@link PageAccess#CONFINED} pages only if that thread allocated them
  * (a release of another live thread's confined page throws {@link WrongThreadException}, and
