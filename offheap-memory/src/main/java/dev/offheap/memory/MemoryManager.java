@@ -710,7 +710,13 @@ public final class MemoryManager implements AutoCloseable {
         return access;
     }
 
-    /** @return the budget that accounts this manager's memory; do not reserve from it directly */
+    /**
+     * @return the budget that accounts this manager's memory, to read (used, peak, limit) or to hang reporting
+     *         on. Do not reserve from it, release to it or make children of it: its bytes are the manager's pages
+     *         and reservations, and bytes changed behind the manager's back leave its accounting wrong (a release
+     *         of bytes no page gave back lets the budget admit pages that do not exist, and an allocation then
+     *         waits for them to come back)
+     */
     public Budget budget() {
         return budget;
     }
