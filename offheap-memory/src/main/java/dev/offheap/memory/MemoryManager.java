@@ -2797,7 +2797,7 @@ public final class MemoryManager implements AutoCloseable {
          * Builds the manager.
          *
          * @return a new, open manager
-         * @throws IllegalStateException    if no size was set
+         * @throws IllegalStateException    if no size was set, or the parent budget is closed
          * @throws IllegalArgumentException if the size is not a multiple of the page size, exceeds
          *                                  2^31-65 pages ({@code Integer.MAX_VALUE - 64}: the page
          *                                  table, with its padding, must fit a Java array), a fraction
