@@ -3,8 +3,11 @@
 offheap_java_feature() {
   # prints the feature version (17, 25, ...) of the JDK at $1, or nothing
   [ -x "$1/bin/java" ] && [ -x "$1/bin/javac" ] || return 0
+  # A java that fails (a damaged install, one built for another CPU) prints no version and is passed over;
+  # the pipeline's status must not count: bin/offheap and .ci/run source this under pipefail and errexit,
+  # where the failure would end them with java's exit code and no message.
   "$1/bin/java" -XshowSettings:properties -version 2>&1 \
-    | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1
+    | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1 || :
 }
 offheap_find_jdk() {
   local v candidate
