@@ -13,7 +13,13 @@ offheap_find_jdk() {
   local v candidate
   if [ -n "${JAVA_HOME:-}" ]; then
     v=$(offheap_java_feature "$JAVA_HOME")
-    if [ -n "$v" ] && [ "$v" -ge 25 ]; then export JAVA_HOME; return 0; fi
+    if [ -n "$v" ] && [ "$v" -ge 25 ]; then
+      # a relative JAVA_HOME names a JDK from this directory only: bin/offheap builds with ./mvnw from the
+      # repository root, which sources this script again and would look for it there
+      case $JAVA_HOME in /*) ;; *) JAVA_HOME="$(cd "./$JAVA_HOME" && pwd)" ;; esac
+      export JAVA_HOME
+      return 0
+    fi
   fi
   local restore_noglob=""
   case $- in *f*) restore_noglob=1; set +f ;; esac

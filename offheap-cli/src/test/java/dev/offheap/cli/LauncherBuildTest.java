@@ -36,6 +36,7 @@ class LauncherBuildTest {
             set -eu
             cd "$(dirname "$0")"
             echo build >> builds.log
+            echo "${JAVA_HOME:-}" > java-home.used
             if ! mkdir building.marker 2>/dev/null; then echo "fake mvnw: two builds at once" >&2; exit 3; fi
             sleep "${FAKE_BUILD_SECONDS:-0}"
             mkdir -p offheap-cli/target/lib
@@ -123,6 +124,20 @@ class LauncherBuildTest {
             assertThat(builds()).as("the failed build's jar must not count as built; %s", next).isEqualTo(2);
             assertThat(next.code()).as("the CLI's exit code, passed through: %s", next).isEqualTo(2);
             assertThat(next.out()).contains("arg:--enable-native-access=ALL-UNNAMED", "arg:a b\narg:*\n");
+        });
+    }
+
+    @Test
+    void aRelativeJavaHomeIsTheJdkThatBuildsAndRuns() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            // relative to the directory bin/offheap runs in (tmp), not to the checkout the build runs in
+            Result r = finish(start(Map.of("JAVA_HOME", tmp.relativize(jdk).toString()), "--help"));
+            assertThat(r.code()).as("%s", r).isZero();
+            assertThat(r.out()).contains("arg:--help");
+            assertThat(builds()).isEqualTo(1);
+            assertThat(Path.of(Files.readString(checkout.resolve("java-home.used")).strip()))
+                    .as("the JAVA_HOME the build got (./mvnw finds its JDK again, from the checkout)")
+                    .isAbsolute().isEqualTo(jdk.toRealPath());
         });
     }
 
