@@ -43,6 +43,7 @@ class LauncherBuildTest {
             echo jar > offheap-cli/target/offheap-cli.jar
             if [ -f edit-during-build ]; then rm edit-during-build; echo '// edited' >> offheap-cli/src/main/java/Main.java; fi
             rmdir building.marker
+            if [ -f hang-after-jar ]; then rm hang-after-jar; echo $$ > mvnw.pid; touch jar-written; exec sleep 60; fi
             if [ -f fail-after-jar ]; then rm fail-after-jar; echo "fake mvnw: a later module failed" >&2; exit 1; fi
             """;
 
@@ -124,6 +125,34 @@ class LauncherBuildTest {
             assertThat(builds()).as("the failed build's jar must not count as built; %s", next).isEqualTo(2);
             assertThat(next.code()).as("the CLI's exit code, passed through: %s", next).isEqualTo(2);
             assertThat(next.out()).contains("arg:--enable-native-access=ALL-UNNAMED", "arg:a b\narg:*\n");
+        });
+    }
+
+    @Test
+    void aBuildKilledAfterWritingTheJarIsNotTakenAsBuilt() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Files.writeString(checkout.resolve("hang-after-jar"), "");
+            Process launcher = start(Map.of(), "--help");
+            Path jarWritten = checkout.resolve("jar-written");
+            while (!Files.exists(jarWritten)) {
+                Thread.sleep(10);
+            }
+            ProcessHandle mvnw = ProcessHandle.of(Long.parseLong(Files.readString(checkout.resolve("mvnw.pid")).strip()))
+                    .orElseThrow();
+            // both killed at once (SIGKILL: the OOM killer, a machine's shutdown): no trap of the launcher runs
+            launcher.destroyForcibly();
+            mvnw.destroyForcibly();
+            launcher.waitFor();
+            mvnw.onExit().join();
+            assertThat(checkout.resolve("offheap-cli/target/offheap-cli.jar")).exists();
+
+            Result next = finish(start(Map.of(), "--help"));
+            assertThat(next.code()).as("%s", next).isZero();
+            assertThat(builds()).as("the killed build's jar must not count as built; %s", next).isEqualTo(2);
+            assertThat(next.out()).contains("arg:--help");
+
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("the second build finished").isEqualTo(2);
         });
     }
 
