@@ -157,6 +157,24 @@ class LauncherBuildTest {
     }
 
     @Test
+    void anExportedCdpathDoesNotMoveTheRepositoryRoot() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            // run as bin/offheap from the checkout, as the README says; with CDPATH naming a folder that has
+            // a bin/ too, `cd bin/..` went there and printed it, and that became the repository root
+            ProcessBuilder builder = new ProcessBuilder("bash", "-c", "bin/offheap \"$@\"", "bash", "--help")
+                    .directory(checkout.toFile());
+            builder.environment().put("JAVA_HOME", jdk.toString());
+            builder.environment().put("PATH", "/usr/bin:/bin");
+            builder.environment().put("TMPDIR", tmp.toString());
+            builder.environment().put("CDPATH", jdk.toString());
+            Result r = finish(builder.start());
+            assertThat(r.code()).as("%s", r).isZero();
+            assertThat(r.out()).contains("arg:-Doffheap.home=" + checkout.toRealPath() + "\n", "arg:--help");
+            assertThat(builds()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void aRelativeJavaHomeIsTheJdkThatBuildsAndRuns() {
         assertTimeoutPreemptively(TIMEOUT, () -> {
             // relative to the directory bin/offheap runs in (tmp), not to the checkout the build runs in
