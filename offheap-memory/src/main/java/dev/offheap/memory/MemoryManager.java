@@ -141,6 +141,13 @@ public final class MemoryManager implements AutoCloseable {
     private static final int MAGAZINE_MAX_PAGES = 256;
     /** Pages an empty cache takes from the pool when a single page is asked for. */
     private static final int MAGAZINE_BATCH = 8;
+    /**
+     * How long an allocation the budget admitted waits for a page when every slot is leased or cached: a release
+     * pushes its slot before it gives its bytes back, so a page is always on its way then, for as long as a push
+     * takes. One that does not come within this time was never coming: bytes were released to the manager's
+     * budget behind its back ({@code budget().release}), and the allocation fails instead of spinning for ever.
+     */
+    private static final long ADMITTED_PAGE_WAIT_NANOS = 2_000_000_000L;
     /** Pages {@link #release(Collection)} gives back to the pool at once, at most. */
     private static final int RELEASE_BATCH = 256;
     /** Slots of the table that finds a thread's cache by thread id; a power of two. */
@@ -715,7 +722,7 @@ public final class MemoryManager implements AutoCloseable {
      *         on. Do not reserve from it, release to it or make children of it: its bytes are the manager's pages
      *         and reservations, and bytes changed behind the manager's back leave its accounting wrong (a release
      *         of bytes no page gave back lets the budget admit pages that do not exist, and an allocation then
-     *         waits for them to come back)
+     *         waits 2 s for them and fails with an {@link IllegalStateException} that says so)
      */
     public Budget budget() {
         return budget;
@@ -981,8 +988,15 @@ public final class MemoryManager implements AutoCloseable {
         return slots;
     }
 
-    /** Pops a slot the budget has already admitted; grows the memory if the pool is empty. */
+    /**
+     * Pops a slot the budget has already admitted; grows the memory if the pool is empty.
+     *
+     * @throws IllegalStateException if no slot comes within {@link #ADMITTED_PAGE_WAIT_NANOS} although the budget
+     *                               admitted one: the budget was changed behind the manager's back
+     */
     private int popFreeSlot() {
+        long waitingSince = 0;
+        boolean waiting = false;
         while (true) {
             int slot = freeSlots.pop();
             if (slot >= 0) {
@@ -995,6 +1009,16 @@ public final class MemoryManager implements AutoCloseable {
                 ensureOpen();
                 if (chunksAllocated == chunks.length) {
                     // Admitted by the budget, so a slot is on its way back from a concurrent release.
+                    long now = System.nanoTime();
+                    if (!waiting) {
+                        waiting = true;
+                        waitingSince = now;
+                    } else if (now - waitingSince > ADMITTED_PAGE_WAIT_NANOS) {
+                        throw new IllegalStateException("memory manager '" + name + "': its budget admitted a page,"
+                                + " but every page is leased or cached and none came back within "
+                                + ADMITTED_PAGE_WAIT_NANOS / 1_000_000_000L + " s: bytes were released to its budget"
+                                + " (" + budget.name() + ") that no page gave back; leave the manager's budget to it");
+                    }
                     Thread.onSpinWait();
                     continue;
                 }
