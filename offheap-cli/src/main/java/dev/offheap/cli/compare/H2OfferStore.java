@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  * <p>The database is created on first use and filled deterministically; a database with fewer offers
  * than asked for gets the missing ones. One that cannot be opened, lacks the tables, has a row that
  * cannot be read or holds other data than {@link Offers} generates (every offer's text is read and
- * compared when it is opened) is deleted and rebuilt, with a message saying so. A read-only one (H2 opens a
+ * compared when it is opened) is deleted and rebuilt, with a message saying so; so is one written by another
+ * version of this store (another format or text size), with a message that says that instead of "corrupt". A read-only one (H2 opens a
  * file it may not write read-only) is used as it is, and is a failure, not corruption, when it holds too few.
  *
  * <p>Openers take turns: each creates, completes, checks and connects to the database holding a lock on
@@ -129,7 +130,7 @@ public final class H2OfferStore implements OfferStore {
      * @param offers how many offers it must hold, 1 or more
      * @param valueSize the description size {@link #load(long)} returns, in bytes, 1 or more
      * @param connections how many loads may query at once, 1 or more (usually the thread count)
-     * @param log told what happens: created, filled, rebuilt because corrupt
+     * @param log told what happens: created, filled, rebuilt because corrupt or written by another version
      * @return the store
      * @throws IllegalArgumentException if a count is not positive, or the folder's path is one H2 cannot open
      *         ({@link #unusableFolder(Path)})
@@ -186,7 +187,8 @@ public final class H2OfferStore implements OfferStore {
                 try {
                     prepare(dir, offers, log, Files.exists(file));
                 } catch (CorruptDatabaseException e) {
-                    log.accept("the offer database " + file + " is corrupt (" + e.getMessage() + "); rebuilding it");
+                    log.accept("the offer database " + file + (e.otherFormat ? " was written by another version ("
+                            : " is corrupt (") + e.getMessage() + "); rebuilding it");
                     deleteFiles(dir);
                     try {
                         prepare(dir, offers, log, false);
@@ -269,8 +271,13 @@ public final class H2OfferStore implements OfferStore {
     private static long verify(Connection c) throws SQLException, CorruptDatabaseException {
         try (Statement s = c.createStatement()) {
             try (ResultSet info = s.executeQuery("SELECT format, text_bytes FROM store_info")) {
-                if (!info.next() || info.getInt(1) != FORMAT || info.getInt(2) != Offers.TEXT_BYTES) {
+                if (!info.next()) {
                     throw new CorruptDatabaseException("its format is not " + FORMAT + " with "
+                            + Offers.TEXT_BYTES + "-byte texts");
+                }
+                if (info.getInt(1) != FORMAT || info.getInt(2) != Offers.TEXT_BYTES) {
+                    throw CorruptDatabaseException.otherFormat("it holds format " + info.getInt(1) + " with "
+                            + info.getInt(2) + "-byte texts; this version writes format " + FORMAT + " with "
                             + Offers.TEXT_BYTES + "-byte texts");
                 }
             }
@@ -498,13 +505,24 @@ public final class H2OfferStore implements OfferStore {
     /** The database exists but is not a readable offer database. */
     private static final class CorruptDatabaseException extends Exception {
         private static final long serialVersionUID = 1L;
+        /** Readable, but written by another version of this store (another format or text size): not damaged. */
+        final boolean otherFormat;
 
         CorruptDatabaseException(String message) {
-            super(message);
+            this(message, null, false);
         }
 
         CorruptDatabaseException(String message, Throwable cause) {
+            this(message, cause, false);
+        }
+
+        private CorruptDatabaseException(String message, Throwable cause, boolean otherFormat) {
             super(message, cause);
+            this.otherFormat = otherFormat;
+        }
+
+        static CorruptDatabaseException otherFormat(String message) {
+            return new CorruptDatabaseException(message, null, true);
         }
     }
 }
