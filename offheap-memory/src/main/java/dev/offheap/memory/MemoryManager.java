@@ -2828,7 +2828,8 @@ public final class MemoryManager implements AutoCloseable {
          *                                  yields less than one page, or a mapped file is missing,
          *                                  too small, cannot be created or its file system has no
          *                                  room for all of its blocks, is not a regular file of the
-         *                                  default file system, or is in use by another manager
+         *                                  default file system, or is in use by another manager; or a
+         *                                  mapped file is set for a type other than MAPPED
          * @throws BudgetExceededException  if the parent budget cannot give the size
          * @throws OutOfMemoryError         if preallocated native memory cannot be obtained
          */
@@ -2860,6 +2861,11 @@ public final class MemoryManager implements AutoCloseable {
             }
             if (type == MemoryType.MAPPED && mappedFile == null) {
                 throw new IllegalArgumentException("memory type MAPPED needs a file: call mappedFile(path)");
+            }
+            if (type != MemoryType.MAPPED && mappedFile != null) {
+                // a file asked for and silently not used: the pages would not be where the caller expects them
+                throw new IllegalArgumentException("mapped file " + mappedFile + " is set but the memory type is "
+                        + type + ": set type MAPPED to keep the pages in it, or leave the file out");
             }
             return new MemoryManager(this, total);
         }
