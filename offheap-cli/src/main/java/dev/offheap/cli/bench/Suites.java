@@ -24,7 +24,11 @@ public record Suites(List<Suite> all) {
                         "reads and writes of bytes, ints, longs and byte[] chunks on byte[], ByteBuffers, "
                                 + "heap, native and mapped segments and pages; mixed vs exclusive call sites; "
                                 + "bulk copy vs memcpy",
-                        Map.of("bytes", List.of("32768")), Map.of("bytes", List.of("32768")), null,
+                        Map.of("bytes", List.of("32768")),
+                        // smoke: one kind and one region length for the kind-profile classes, whose every fork first
+                        // runs each loop 2,000 times on all three kinds (six forks a method instead of one took
+                        // about 3 of CI's minutes)
+                        Map.of("bytes", List.of("32768"), "kind", List.of("native"), "len", List.of("16")), null,
                         segmentGoals(), null),
                 new Suite("buffers", "dev.offheap.bench.buffers",
                         "96 MiB written as ints into 4 KiB and 4 MiB blocks: heap and direct ByteBuffers, "
