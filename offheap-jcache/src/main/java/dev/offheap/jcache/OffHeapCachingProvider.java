@@ -1,6 +1,7 @@
 package dev.offheap.jcache;
 
 import dev.offheap.jcache.internal.OffHeapCacheManager;
+import dev.offheap.memory.internal.Failures;
 
 import java.net.URI;
 import java.util.ArrayList;
@@ -111,22 +112,9 @@ public final class OffHeapCachingProvider implements CachingProvider {
     private static void closeAll(Collection<OffHeapCacheManager> toClose) {
         Throwable failure = null;
         for (OffHeapCacheManager manager : toClose) {
-            try {
-                manager.close();
-            } catch (RuntimeException | Error e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            failure = Failures.run(failure, manager::close);
         }
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
+        Failures.throwIfAny(failure);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.offheap.jcache.internal;
 
+import dev.offheap.memory.internal.Failures;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
@@ -145,41 +147,8 @@ final class ListenerRegistration<K, V> {
 
     /** Closes the listener and the filter, the filter even where the listener's close throws an Error. */
     private void closeListenerAndFilter() {
-        Throwable failure = runCollecting(null, () -> closeQuietly(listener));
-        failure = runCollecting(failure, () -> closeQuietly(filter));
-        rethrow(failure);
-    }
-
-    /**
-     * Runs one step of a close that must go on whatever a step throws.
-     *
-     * @param failure the first failure of the earlier steps, or null
-     * @param step    the step
-     * @return {@code failure}, with the step's failure suppressed in it; or the step's failure if it was the
-     *         first; or {@code failure} as it was
-     */
-    static Throwable runCollecting(Throwable failure, Runnable step) {
-        try {
-            step.run();
-        } catch (RuntimeException | Error e) {
-            if (failure == null) {
-                return e;
-            }
-            if (failure != e) {
-                failure.addSuppressed(e);
-            }
-        }
-        return failure;
-    }
-
-    /** Throws {@code failure} (a RuntimeException or an Error, from {@link #runCollecting}), if not null. */
-    static void rethrow(Throwable failure) {
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
+        Throwable failure = Failures.run(null, () -> closeQuietly(listener));
+        Failures.throwIfAny(Failures.run(failure, () -> closeQuietly(filter)));
     }
 
     static void closeQuietly(Object resource) {

@@ -1,6 +1,7 @@
 package dev.offheap.jcache.internal;
 
 import dev.offheap.jcache.OffHeapConfiguration;
+import dev.offheap.memory.internal.Failures;
 
 import java.net.URI;
 import java.util.Collections;
@@ -222,10 +223,10 @@ public final class OffHeapCacheManager implements CacheManager {
         // failure is thrown once all are closed and their memory freed
         Throwable failure = null;
         for (OffHeapJCache<?, ?> cache : caches.values()) {
-            failure = ListenerRegistration.runCollecting(failure, cache::close);
+            failure = Failures.run(failure, cache::close);
         }
         caches.clear();
-        ListenerRegistration.rethrow(failure);
+        Failures.throwIfAny(failure);
     }
 
     @Override

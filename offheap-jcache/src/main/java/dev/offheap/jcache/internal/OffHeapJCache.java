@@ -4,6 +4,7 @@ import dev.offheap.cache.OffHeapCache;
 import dev.offheap.cache.Serializer;
 import dev.offheap.jcache.ExpiryCleanUp;
 import dev.offheap.jcache.OffHeapConfiguration;
+import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.internal.WeakSchedule;
 
 import java.lang.foreign.MemorySegment;
@@ -173,7 +174,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     .name("jcache " + manager.getURI() + " " + name)
                     .build();
         } catch (RuntimeException e) {
-            ListenerRegistration.runCollecting(e, this::closeUserResources); // a failure there: suppressed in e
+            Failures.run(e, this::closeUserResources); // a failure there: suppressed in e
             throw e;
         }
         this.statistics = new JCacheStatistics(this::evictionsSinceStart);
@@ -199,7 +200,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         } catch (RuntimeException e) {
             MBeans.unregister(statistics, statisticsName);
             store.close();
-            ListenerRegistration.runCollecting(e, this::closeUserResources);
+            Failures.run(e, this::closeUserResources);
             throw e;
         }
         java.time.Duration interval = configuration.getCleanUpInterval();
@@ -220,13 +221,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * thrown once all are closed, later ones suppressed in it.
      */
     private void closeUserResources() {
-        Throwable failure = ListenerRegistration.runCollecting(null, () -> ListenerRegistration.closeQuietly(loader));
-        failure = ListenerRegistration.runCollecting(failure, () -> ListenerRegistration.closeQuietly(writer));
-        failure = ListenerRegistration.runCollecting(failure, () -> ListenerRegistration.closeQuietly(expiryPolicy));
+        Throwable failure = Failures.run(null, () -> ListenerRegistration.closeQuietly(loader));
+        failure = Failures.run(failure, () -> ListenerRegistration.closeQuietly(writer));
+        failure = Failures.run(failure, () -> ListenerRegistration.closeQuietly(expiryPolicy));
         for (ListenerRegistration<K, V> listener : listeners) {
-            failure = ListenerRegistration.runCollecting(failure, listener::close);
+            failure = Failures.run(failure, listener::close);
         }
-        ListenerRegistration.rethrow(failure);
+        Failures.throwIfAny(failure);
     }
 
     // A writer of supertypes of K and V accepts K and V; JCache's wildcards just cannot say so for writeAll.
@@ -574,32 +575,34 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return Map.of();
         }
         for (Map.Entry<K, V> entry : loaded.entrySet()) {
-            if (entry.getKey() != null && !keyType.isInstance(entry.getKey())) {
-                throw new CacheLoaderException("cache loader returned a key of the wrong type",
-                        new ClassCastException("cache '" + name + "' has keys of " + keyType.getName()
-                                + ", the loader returned a " + entry.getKey().getClass().getName()));
-            }
-            checkLoaded(entry.getKey(), entry.getValue(), valueType, name);
+            checkLoaded("key", null, entry.getKey(), keyType, name);
+            checkLoaded("value", entry.getKey(), entry.getValue(), valueType, name);
         }
         return loaded;
     }
 
     /**
-     * Checks a value a loader returned (through read-through, {@code loadAll} or an entry processor's
+     * Checks a key or value a loader returned (through read-through, {@code loadAll} or an entry processor's
      * {@code getValue}): a loader written against raw types can return another type than the cache's, which,
-     * stored, made every later get of the key throw.
+     * stored, made every later get of the key throw (or put a key of another type into iteration).
      *
-     * @return {@code value}
-     * @throws CacheLoaderException if {@code value} is not null and not of {@code valueType}; its cause is a
+     * @param what   "key" or "value"
+     * @param key    the key a value was loaded for, named in the message; null for a key
+     * @param loaded what the loader returned, or null
+     * @param type   the cache's configured type for it
+     * @param cacheName the cache's name, for the message
+     * @return {@code loaded}
+     * @throws CacheLoaderException if {@code loaded} is not null and not of {@code type}; its cause is a
      *                              ClassCastException naming both types
      */
-    static <V> V checkLoaded(Object key, V value, Class<V> valueType, String cacheName) {
-        if (value != null && !valueType.isInstance(value)) {
-            throw new CacheLoaderException("cache loader returned a value of the wrong type for key " + key,
-                    new ClassCastException("cache '" + cacheName + "' has values of " + valueType.getName()
-                            + ", the loader returned a " + value.getClass().getName()));
+    static <T> T checkLoaded(String what, Object key, T loaded, Class<?> type, String cacheName) {
+        if (loaded != null && !type.isInstance(loaded)) {
+            throw new CacheLoaderException("cache loader returned a " + what + " of the wrong type"
+                    + (key == null ? "" : " for key " + key),
+                    new ClassCastException("cache '" + cacheName + "' has " + what + "s of " + type.getName()
+                            + ", the loader returned a " + loaded.getClass().getName()));
         }
-        return value;
+        return loaded;
     }
 
     /** {@link #loadMany} with the keys marked as this thread's loads while it runs (see {@link #loadingHere}). */
@@ -625,7 +628,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         } catch (Exception e) {
             throw new CacheLoaderException("cache loader failed to load key " + key + ": " + e, e);
         }
-        return checkLoaded(key, value, valueType, name);
+        return checkLoaded("value", key, value, valueType, name);
     }
 
     /**
@@ -1778,8 +1781,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             // MBeans first: once the name is released a new cache of that name may register its own under the
             // same object names, and unregistering after that would take away the new cache's
-            failure = ListenerRegistration.runCollecting(failure, () -> MBeans.unregister(statistics, statisticsName));
-            failure = ListenerRegistration.runCollecting(failure,
+            failure = Failures.run(failure, () -> MBeans.unregister(statistics, statisticsName));
+            failure = Failures.run(failure,
                     () -> MBeans.unregister(configurationBean, configurationName));
             manager.release(name, this);
             loadExecutor.shutdown();
@@ -1792,12 +1795,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     Thread.currentThread().interrupt();
                 }
             }
-            failure = ListenerRegistration.runCollecting(failure, this::closeUserResources);
+            failure = Failures.run(failure, this::closeUserResources);
         } finally {
             evictionsAtClose = evictionsSinceStart(); // still open: the store's own count
             store.close();
         }
-        ListenerRegistration.rethrow(failure);
+        Failures.throwIfAny(failure);
     }
 
     @Override

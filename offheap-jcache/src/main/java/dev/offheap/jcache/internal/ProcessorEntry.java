@@ -84,7 +84,7 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
             } catch (Exception e) {
                 throw new CacheLoaderException("loading key " + key + " failed: " + e, e);
             }
-            value = OffHeapJCache.checkLoaded(key, loaded, valueType, cacheName);
+            value = OffHeapJCache.checkLoaded("value", key, loaded, valueType, cacheName);
             if (value != null) {
                 operation = Operation.LOAD;
             }

@@ -26,6 +26,23 @@ public final class Failures {
     }
 
     /**
+     * Runs one step of a close that goes on whatever a step throws.
+     *
+     * @param failure the failure kept so far, or null
+     * @param step    the step
+     * @return {@code failure} if the step threw nothing, else what {@link #firstOrSuppressed} keeps of
+     *         {@code failure} and the step's failure
+     */
+    public static Throwable run(Throwable failure, Runnable step) {
+        try {
+            step.run();
+            return failure;
+        } catch (Throwable t) {
+            return firstOrSuppressed(failure, t);
+        }
+    }
+
+    /**
      * Throws {@code failure} as it is, checked or not (a callback's exception, which a close gives out
      * unchanged); does nothing for null.
      *
