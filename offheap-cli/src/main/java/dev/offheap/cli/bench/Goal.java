@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
+import java.util.function.Function;
 
 /**
  * A goal a suite's report checks against its results: "the pooled allocator at least 1.5x faster
@@ -318,9 +319,13 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         // while missing one of them already misses it
         boolean unproven = verdict == Verdict.PASS && !missing.isEmpty();
         StringBuilder detail = new StringBuilder();
-        boolean byThreads = s.threads() != best.threads();
-        detail.append(label(s, byThreads)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
-                .append(" vs ").append(label(best, byThreads)).append(' ').append(BenchReport.number(best.score())).append(' ')
+        // the same method in two classes needs more than its name: the thread counts where they differ (a
+        // two-thread class against its one-thread parent), else the classes (mixed against exclusive call sites)
+        boolean acrossClasses = references.stream().anyMatch(v -> !v.benchmarkClass().equals(subject.benchmarkClass()));
+        Function<JmhResult, String> label = !acrossClasses ? JmhResult::method
+                : s.threads() != best.threads() ? Goal::methodAndThreads : Goal::classAndMethod;
+        detail.append(label.apply(s)).append(' ').append(BenchReport.number(s.score())).append(' ').append(s.unit())
+                .append(" vs ").append(label.apply(best)).append(' ').append(BenchReport.number(best.score())).append(' ')
                 .append(best.unit());
         if (references.size() > 1) {
             detail.append(" (best of ").append(String.join(", ", references.stream().map(Variant::method).toList()));
@@ -335,19 +340,11 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         return new Check(this, s.params(), OptionalDouble.of(measured), verdict, detail.toString());
     }
 
-    /**
-     * Names a row by its method; where the goal compares two classes, also by its thread count when the two rows
-     * ran on different counts (a two-thread class against its one-thread parent), else by its class (the same
-     * method in two classes, such as a helper on call sites of mixed and of one kind of segment).
-     */
-    private String label(JmhResult r, boolean byThreads) {
-        boolean classesDiffer = references.stream().anyMatch(v -> !v.benchmarkClass().equals(subject.benchmarkClass()));
-        if (!classesDiffer) {
-            return r.method();
-        }
-        if (byThreads) {
-            return r.method() + " (" + r.threads() + (r.threads() == 1 ? " thread)" : " threads)");
-        }
+    private static String methodAndThreads(JmhResult r) {
+        return r.method() + " (" + r.threads() + (r.threads() == 1 ? " thread)" : " threads)");
+    }
+
+    private static String classAndMethod(JmhResult r) {
         String className = r.className();
         return className.substring(className.lastIndexOf('.') + 1) + "." + r.method();
     }

@@ -123,28 +123,22 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 continue;
             }
             String setting = group(r.valueSize()) + " B x " + group(r.maxEntries()) + " entries, " + r.variant() + ": ";
-            Optional<VariantResult> base = baseline(r);
-            Optional<VariantResult> failedBase = failedBaseline(r);
+            Optional<VariantResult> onHeap = onHeapAt(r);
             if (!r.ok()) {
                 // a failed variant is in the table; said here too, a setting's verdicts would otherwise just end
                 lines.add(setting + "no verdict: it failed (" + r.failure() + ")");
-            } else if (base.isPresent()) {
-                lines.add(setting + verdict(base.get(), r) + (caveat(base.get(), r).isEmpty() ? "" : "; NOISY (see the ratios)"));
-            } else if (failedBase.isPresent()) {
+            } else if (onHeap.isPresent() && onHeap.get().ok()) {
+                VariantResult base = onHeap.get();
+                lines.add(setting + verdict(base, r) + (caveat(base, r).isEmpty() ? "" : "; NOISY (see the ratios)"));
+            } else if (onHeap.isPresent()) {
                 // nothing to compare with; but a variant that ran where on-heap did not is the answer a user needs
                 // most (on-heap out of memory at this heap size), so the line says what it did instead
-                lines.add(setting + "no comparison: on-heap failed (" + failedBase.get().failure() + "), " + r.variant()
+                lines.add(setting + "no comparison: on-heap failed (" + onHeap.get().failure() + "), " + r.variant()
                         + " ran (GC time " + seconds(r.gcTimeMillis() / 1e3) + ", p99 " + latency(r.p99Micros())
                         + ", throughput " + rate(r.throughput()) + ")");
             }
         }
         return lines;
-    }
-
-    /** @return the on-heap result at {@code r}'s setting if it failed; empty if it ran or was not run */
-    private Optional<VariantResult> failedBaseline(VariantResult r) {
-        return results.stream().filter(b -> !b.ok() && b.variant().equals(Variant.ON_HEAP.label())
-                && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
     }
 
     static String verdict(VariantResult base, VariantResult r) {
@@ -243,8 +237,14 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         return results.stream().filter(VariantResult::ok).anyMatch(r -> r.othersCpuShare() > BUSY_SHARE);
     }
 
+    /** @return the on-heap result that ran at {@code r}'s setting, if one did */
     private Optional<VariantResult> baseline(VariantResult r) {
-        return results.stream().filter(b -> b.ok() && b.variant().equals(Variant.ON_HEAP.label())
+        return onHeapAt(r).filter(VariantResult::ok);
+    }
+
+    /** @return the on-heap result at {@code r}'s setting, whether it ran or failed; empty if on-heap was not run */
+    private Optional<VariantResult> onHeapAt(VariantResult r) {
+        return results.stream().filter(b -> b.variant().equals(Variant.ON_HEAP.label())
                 && b.valueSize() == r.valueSize() && b.maxEntries() == r.maxEntries()).findFirst();
     }
 
