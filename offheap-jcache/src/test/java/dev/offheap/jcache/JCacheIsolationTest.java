@@ -10,6 +10,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import javax.cache.Cache;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.CompleteConfiguration;
@@ -64,6 +68,39 @@ class JCacheIsolationTest extends JCacheTestBase {
         dot.close();
         assertThat(SERVER.isRegistered(statistics)).isFalse();
         assertThat(SERVER.isRegistered(configuration)).isFalse();
+    }
+
+    @Test
+    void aCacheWhoseMBeanNameIsTakenByAnotherCacheIsToldInAWarning() throws Exception {
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger("dev.offheap.jcache.internal.MBeans");
+        log.addHandler(capture);
+        try {
+            manager.createCache("x.y", small(String.class, String.class).setStatisticsEnabled(true));
+            assertThat(warnings).as("the first cache of the name").isEmpty();
+            manager.createCache("x?y", small(String.class, String.class).setStatisticsEnabled(true));
+            assertThat(warnings).singleElement().satisfies(r -> assertThat(r.getMessage())
+                    .contains(beanName("CacheStatistics", "x.y").toString())
+                    .contains("already registered for another cache"));
+        } finally {
+            log.removeHandler(capture);
+        }
     }
 
     @Test

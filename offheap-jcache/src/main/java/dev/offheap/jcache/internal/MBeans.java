@@ -18,6 +18,7 @@ import javax.management.ObjectName;
  * {@code javax.cache:type=CacheStatistics|CacheConfiguration,CacheManager=<uri>,Cache=<name>}.
  */
 final class MBeans {
+    private static final System.Logger LOG = System.getLogger(MBeans.class.getName());
     /** Characters an unquoted ObjectName value may not hold. */
     private static final Pattern RESERVED = Pattern.compile("[,:=\n\"*?]");
     /**
@@ -52,12 +53,25 @@ final class MBeans {
             if (!server.isRegistered(name)) {
                 server.registerMBean(bean, name);
                 OWNERS.put(name, bean);
+            } else if (OWNERS.get(name) != bean) {
+                warnTaken(name);
             }
         } catch (InstanceAlreadyExistsException e) {
             // Registered in between from outside this class (another copy of the provider): the name is taken.
+            warnTaken(name);
         } catch (MBeanRegistrationException | NotCompliantMBeanException e) {
             throw new CacheException("cannot register MBean " + name, e);
         }
+    }
+
+    /**
+     * The user would otherwise find another cache's numbers under the name they look up, with nothing to
+     * say so: names collide silently (see {@link #OWNERS}).
+     */
+    private static void warnTaken(ObjectName name) {
+        LOG.log(System.Logger.Level.WARNING, "MBean " + name + " is already registered for another cache (cache"
+                + " names that differ only in the characters ,:=*?\" and newline, which become '.', share one name;"
+                + " so do caches of two managers of one URI): this cache's bean is not registered");
     }
 
     /** Unregisters {@code name} if {@code bean} is what this class registered under it; else leaves it. */
