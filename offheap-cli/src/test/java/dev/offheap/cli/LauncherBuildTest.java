@@ -30,7 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 class LauncherBuildTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(50);
 
-    /** Counts its runs in builds.log; fails when another build is running; files in the root steer it. */
+    /**
+     * Counts its runs in builds.log; fails when another build is running; files in the root steer it. The
+     * jar and its one library say which build wrote them.
+     */
     private static final String FAKE_MVNW = """
             #!/usr/bin/env bash
             set -eu
@@ -40,7 +43,9 @@ class LauncherBuildTest {
             if ! mkdir building.marker 2>/dev/null; then echo "fake mvnw: two builds at once" >&2; exit 3; fi
             sleep "${FAKE_BUILD_SECONDS:-0}"
             mkdir -p offheap-cli/target/lib
-            echo jar > offheap-cli/target/offheap-cli.jar
+            build="build $(wc -l < builds.log)"
+            echo "$build" > offheap-cli/target/lib/dep.jar
+            echo "jar of $build" > offheap-cli/target/offheap-cli.jar
             if [ -f edit-during-build ]; then rm edit-during-build; echo '// edited' >> offheap-cli/src/main/java/Main.java; fi
             rmdir building.marker
             if [ -f hang-after-jar ]; then rm hang-after-jar; echo $$ > mvnw.pid; touch jar-written; exec sleep 60; fi
@@ -53,6 +58,14 @@ class LauncherBuildTest {
               if [ "$a" = -XshowSettings:properties ]; then echo "    java.specification.version = 25" >&2; exit 0; fi
             done
             for a in "$@"; do printf 'arg:%s\\n' "$a"; done
+            # FAKE_JAVA_HOLD=F: a command that goes on running (serve, compare) until the file F appears; it
+            # writes the jar it was given to F.jar once started
+            if [ -n "${FAKE_JAVA_HOLD:-}" ]; then
+              jar=; prev=
+              for a in "$@"; do if [ "$prev" = -jar ]; then jar=$a; fi; prev=$a; done
+              printf '%s\\n' "$jar" > "$FAKE_JAVA_HOLD.tmp" && mv "$FAKE_JAVA_HOLD.tmp" "$FAKE_JAVA_HOLD.jar"
+              while [ ! -e "$FAKE_JAVA_HOLD" ]; do sleep 0.02; done
+            fi
             exit "${FAKE_JAVA_EXIT:-0}"
             """;
 
@@ -157,6 +170,50 @@ class LauncherBuildTest {
     }
 
     @Test
+    void aRebuildLeavesTheJarsOfARunningCommandAsTheyWere() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Path hold = tmp.resolve("serve-may-end");
+            Process serve = start(Map.of("FAKE_JAVA_HOLD", hold.toString()), "serve");
+            try {
+                Path servesJarFile = tmp.resolve("serve-may-end.jar");
+                while (!Files.exists(servesJarFile)) {
+                    Thread.sleep(10);
+                }
+                Path servesJar = Path.of(Files.readString(servesJarFile).strip());
+                assertThat(Files.readString(servesJar)).isEqualTo("jar of build 1\n");
+
+                // a source edited while serve runs: the next command rebuilds, serve's jars stay as they were
+                Files.writeString(checkout.resolve("offheap-cli/src/main/java/Main.java"), "class Main { int edited; }\n");
+                Result compare = finish(start(Map.of(), "compare"));
+                assertThat(compare.code()).as("%s", compare).isZero();
+                assertThat(builds()).isEqualTo(2);
+                Path comparesJar = jarOf(compare);
+                assertThat(Files.readString(comparesJar)).isEqualTo("jar of build 2\n");
+                assertThat(comparesJar.resolveSibling("lib/dep.jar")).hasContent("build 2");
+                assertThat(servesJar).as("the running serve's jar").hasContent("jar of build 1");
+                assertThat(servesJar.resolveSibling("lib/dep.jar")).as("its library").hasContent("build 1");
+
+                Files.writeString(hold, "");
+                Result served = finish(serve);
+                assertThat(served.code()).as("%s", served).isZero();
+                Result again = finish(start(Map.of(), "compare"));
+                assertThat(jarOf(again)).as("nothing changed: the same build").isEqualTo(comparesJar);
+                assertThat(builds()).isEqualTo(2);
+
+                // the next build removes the copy that nothing runs from any more, and keeps its own
+                Files.writeString(checkout.resolve("offheap-cli/src/main/java/Main.java"), "class Main { int edited, again; }\n");
+                Result third = finish(start(Map.of(), "--help"));
+                assertThat(third.code()).as("%s", third).isZero();
+                assertThat(builds()).isEqualTo(3);
+                assertThat(servesJar.getParent()).as("serve's copy, unused since serve ended").doesNotExist();
+                assertThat(jarOf(third)).hasContent("jar of build 3");
+            } finally {
+                serve.destroyForcibly();
+            }
+        });
+    }
+
+    @Test
     void anExportedCdpathDoesNotMoveTheRepositoryRoot() {
         assertTimeoutPreemptively(TIMEOUT, () -> {
             // run as bin/offheap from the checkout, as the README says; with CDPATH naming a folder that has
@@ -208,6 +265,14 @@ class LauncherBuildTest {
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         return new Result(process.exitValue(), out, err);
+    }
+
+    /** @return the jar the launcher ran java with */
+    private static Path jarOf(Result r) {
+        List<String> args = r.out().lines().filter(l -> l.startsWith("arg:")).map(l -> l.substring(4)).toList();
+        int jar = args.indexOf("-jar");
+        assertThat(jar).as("-jar in %s", r).isNotNegative();
+        return Path.of(args.get(jar + 1));
     }
 
     private int builds() throws IOException {
