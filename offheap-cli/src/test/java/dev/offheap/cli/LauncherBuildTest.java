@@ -32,7 +32,8 @@ class LauncherBuildTest {
 
     /**
      * Counts its runs in builds.log; fails when another build is running; files in the root steer it. The
-     * jar and its one library say which build wrote them.
+     * jar and its one library say which build wrote them; the jar then lists the files of the CLI's
+     * target/classes, where each build copies the resources of every module, as Maven does.
      */
     private static final String FAKE_MVNW = """
             #!/usr/bin/env bash
@@ -44,8 +45,17 @@ class LauncherBuildTest {
             sleep "${FAKE_BUILD_SECONDS:-0}"
             mkdir -p offheap-cli/target/lib
             build="build $(wc -l < builds.log)"
+            # as Maven does: resources copied to target/classes over what an earlier build left there
+            for m in */; do
+              if [ -d "$m/src/main/resources" ]; then
+                mkdir -p "$m/target/classes" && cp -R "$m/src/main/resources/." "$m/target/classes/"
+              fi
+            done
             echo "$build" > offheap-cli/target/lib/dep.jar
             echo "jar of $build" > offheap-cli/target/offheap-cli.jar
+            if [ -d offheap-cli/target/classes ]; then
+              (cd offheap-cli/target/classes && find . -type f | LC_ALL=C sort) >> offheap-cli/target/offheap-cli.jar
+            fi
             if [ -f edit-during-build ]; then rm edit-during-build; echo '// edited' >> offheap-cli/src/main/java/Main.java; fi
             rmdir building.marker
             if [ -f hang-after-jar ]; then rm hang-after-jar; echo $$ > mvnw.pid; touch jar-written; exec sleep 60; fi
@@ -86,6 +96,10 @@ class LauncherBuildTest {
         }
         executable(checkout.resolve("mvnw"), FAKE_MVNW);
         Files.writeString(checkout.resolve("pom.xml"), "<project/>\n");
+        for (String module : List.of("offheap-memory", "offheap-cli")) {
+            Files.createDirectories(checkout.resolve(module));
+            Files.writeString(checkout.resolve(module).resolve("pom.xml"), "<project/>\n");
+        }
         Path source = checkout.resolve("offheap-cli/src/main/java/Main.java");
         Files.createDirectories(source.getParent());
         Files.writeString(source, "class Main {}\n");
@@ -210,6 +224,39 @@ class LauncherBuildTest {
             } finally {
                 serve.destroyForcibly();
             }
+        });
+    }
+
+    @Test
+    void aResourceDeletedFromTheSourcesIsNotInTheNextBuild() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Path resources = checkout.resolve("offheap-cli/src/main/resources");
+            Files.createDirectories(resources);
+            Files.writeString(resources.resolve("kept.txt"), "kept\n");
+            Files.writeString(resources.resolve("gone file.txt"), "gone\n");
+            Path otherModule = checkout.resolve("offheap-memory/src/main/resources/memory.txt");
+            Files.createDirectories(otherModule.getParent());
+            Files.writeString(otherModule, "memory\n");
+            Result first = finish(start(Map.of(), "--help"));
+            assertThat(first.code()).as("%s", first).isZero();
+            assertThat(jarOf(first)).hasContent("jar of build 1\n./gone file.txt\n./kept.txt");
+
+            // what the other module built before must stay: only a module that lost a file is built afresh
+            Path otherBuilt = Files.writeString(checkout.resolve("offheap-memory/target/compiled-before"), "");
+            Files.delete(resources.resolve("gone file.txt"));
+            Result second = finish(start(Map.of(), "--help"));
+            assertThat(second.code()).as("%s", second).isZero();
+            assertThat(builds()).isEqualTo(2);
+            assertThat(jarOf(second)).hasContent("jar of build 2\n./kept.txt");
+            assertThat(otherBuilt).as("the other module's build, kept").exists();
+
+            // an edit deletes nothing: the module's earlier output stays for Maven to bring up to date
+            Path cliBuilt = Files.writeString(checkout.resolve("offheap-cli/target/compiled-before"), "");
+            Files.writeString(resources.resolve("kept.txt"), "kept, edited\n");
+            Result third = finish(start(Map.of(), "--help"));
+            assertThat(third.code()).as("%s", third).isZero();
+            assertThat(builds()).isEqualTo(3);
+            assertThat(cliBuilt).as("the edited module's earlier build, kept").exists();
         });
     }
 
