@@ -261,6 +261,33 @@ class LauncherBuildTest {
     }
 
     @Test
+    void theMavenWrapperAndItsSettingsCountAsSources() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Path wrapper = checkout.resolve(".mvn/wrapper/maven-wrapper.properties");
+            Files.createDirectories(wrapper.getParent());
+            Files.writeString(wrapper, "distributionUrl=https://example.org/apache-maven-3.9.11-bin.zip\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).isEqualTo(1);
+
+            Files.writeString(wrapper, "distributionUrl=https://example.org/apache-maven-3.9.12-bin.zip\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("another Maven version").isEqualTo(2);
+
+            Files.writeString(checkout.resolve(".mvn/maven.config"), "-Dmaven.compiler.release=25\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("Maven's options").isEqualTo(3);
+
+            Files.writeString(checkout.resolve("mvnw"), Files.readString(checkout.resolve("mvnw")) + "# edited\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("the wrapper script").isEqualTo(4);
+
+            Result unchanged = finish(start(Map.of(), "--help"));
+            assertThat(unchanged.code()).as("%s", unchanged).isZero();
+            assertThat(builds()).as("nothing changed").isEqualTo(4);
+        });
+    }
+
+    @Test
     void anExportedCdpathDoesNotMoveTheRepositoryRoot() {
         assertTimeoutPreemptively(TIMEOUT, () -> {
             // run as bin/offheap from the checkout, as the README says; with CDPATH naming a folder that has
