@@ -288,6 +288,23 @@ class LauncherBuildTest {
     }
 
     @Test
+    void aSourceInAFolderNamedTargetIsASource() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            // a package named target: only a module's own target/ is Maven's output
+            Path source = checkout.resolve("offheap-cli/src/main/java/dev/target/Target.java");
+            Files.createDirectories(source.getParent());
+            Files.writeString(source, "package dev.target; class Target {}\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).isEqualTo(1);
+
+            Files.writeString(source, "package dev.target; class Target { int edited; }\n");
+            Result r = finish(start(Map.of(), "--help"));
+            assertThat(r.code()).as("%s", r).isZero();
+            assertThat(builds()).as("the edit is built").isEqualTo(2);
+        });
+    }
+
+    @Test
     void anExportedCdpathDoesNotMoveTheRepositoryRoot() {
         assertTimeoutPreemptively(TIMEOUT, () -> {
             // run as bin/offheap from the checkout, as the README says; with CDPATH naming a folder that has
