@@ -8,12 +8,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -301,6 +305,37 @@ class LauncherBuildTest {
             Result r = finish(start(Map.of(), "--help"));
             assertThat(r.code()).as("%s", r).isZero();
             assertThat(builds()).as("the edit is built").isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aChangeThatLeavesNothingNewerThanTheBuildIsBuilt() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            Path memory = checkout.resolve("offheap-memory/src/main/java/Memory.java");
+            Files.createDirectories(memory.getParent());
+            Files.writeString(memory, "class Memory {}\n");
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).isEqualTo(1);
+
+            // a source put back from a backup or an archive (cp -p, rsync -a, tar x) keeps its older date
+            Path main = checkout.resolve("offheap-cli/src/main/java/Main.java");
+            Files.writeString(main, "class Main { int fromBackup; }\n");
+            Files.setLastModifiedTime(main, FileTime.from(Instant.parse("2020-01-01T00:00:00Z")));
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("a source older than the build").isEqualTo(2);
+
+            // a module's src/main deleted whole: only src/ has a new date
+            try (Stream<Path> files = Files.walk(checkout.resolve("offheap-memory/src/main"))) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+            finish(start(Map.of(), "--help"));
+            assertThat(builds()).as("the deleted folder").isEqualTo(3);
+
+            Result unchanged = finish(start(Map.of(), "--help"));
+            assertThat(unchanged.code()).as("%s", unchanged).isZero();
+            assertThat(builds()).as("nothing changed").isEqualTo(3);
         });
     }
 
