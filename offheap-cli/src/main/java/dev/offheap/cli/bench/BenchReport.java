@@ -64,7 +64,10 @@ public final class BenchReport {
         this.goalWriter = goalWriter;
     }
 
-    /** @return every goal checked against the results, in goal order, each at every parameter set */
+    /**
+     * @return every goal checked against the results, in goal order, each at the parameter sets it
+     *     judges, then those it shows for comparison
+     */
     public List<Goal.Check> checks() {
         return goals.stream().flatMap(g -> g.check(results).stream()).toList();
     }
@@ -140,7 +143,8 @@ public final class BenchReport {
         Map<Goal.Verdict, Long> counts = new EnumMap<>(Goal.Verdict.class);
         checks.forEach(c -> counts.merge(c.verdict(), 1L, Long::sum));
         md.append("\n## Goals\n\n");
-        md.append("Each goal is checked at every parameter set of its subject, against this run's results. ")
+        md.append("Each goal is checked at the parameter sets it names (at every parameter set of its subject where ")
+                .append("it names none), against this run's results; rows shown for comparison are not counted. ")
                 .append("Speed goals compare primary scores: a speedup is the reference's time per operation ")
                 .append("divided by the subject's (or the subject's throughput divided by the reference's), a ")
                 .append("slowdown its inverse; where a goal names several references, the fastest counts. ")
@@ -148,13 +152,19 @@ public final class BenchReport {
         md.append(counts.getOrDefault(Goal.Verdict.PASS, 0L)).append(" pass, ")
                 .append(counts.getOrDefault(Goal.Verdict.FAIL, 0L)).append(" fail, ")
                 .append(counts.getOrDefault(Goal.Verdict.REPORTED, 0L)).append(" reported only, ")
-                .append(counts.getOrDefault(Goal.Verdict.NOT_MEASURED, 0L)).append(" not measured.\n\n");
+                .append(counts.getOrDefault(Goal.Verdict.NOT_MEASURED, 0L)).append(" not measured");
+        long shown = counts.getOrDefault(Goal.Verdict.FOR_COMPARISON, 0L);
+        if (shown > 0) {
+            md.append("; ").append(shown).append(shown == 1 ? " row" : " rows").append(" for comparison, not counted");
+        }
+        md.append(".\n\n");
         md.append("| goal | params | measured | target | result | from |\n|---|---|--:|---|---|---|\n");
         for (Goal.Check c : checks) {
             List<String> params = new ArrayList<>();
             c.params().forEach((k, v) -> params.add(k + "=" + v));
             md.append("| ").append(cell(c.goal().statement())).append(" | ").append(cell(String.join(", ", params)))
-                    .append(" | ").append(c.goal().measuredText(c)).append(" | ").append(c.goal().targetText())
+                    .append(" | ").append(c.goal().measuredText(c)).append(" | ")
+                    .append(c.verdict() == Goal.Verdict.FOR_COMPARISON ? "" : c.goal().targetText())
                     .append(" | ").append(verdict(c.verdict())).append(" | ").append(cell(c.detail())).append(" |\n");
         }
     }
@@ -165,6 +175,7 @@ public final class BenchReport {
             case FAIL -> "**FAIL**";
             case REPORTED -> "reported";
             case NOT_MEASURED -> "not measured";
+            case FOR_COMPARISON -> "for comparison, not counted";
         };
     }
 

@@ -4,6 +4,8 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,8 +19,11 @@ import java.util.function.Function;
  * footprint ratio at most 1.5". A goal names its variants by benchmark class and method, so it can
  * compare across classes (a two-thread class with its one-thread parent) and against several
  * references at once (the best of them counts). It is checked once per parameter set of its
- * subject, the references at the same parameters. Where some of its references have no result there,
- * the goal can fail on the others but not pass: the missing one might be the fastest.
+ * subject, the references at the same parameters: at every one, or only at those with the
+ * parameter values its statement names ({@link #at}, "with 4 KiB pages"); the subject's other
+ * parameter sets are then left out, or shown for comparison and not counted
+ * ({@link #withOthersForComparison}). Where some of its references have no result at a parameter
+ * set, the goal can fail on the others but not pass: the missing one might be the fastest.
  *
  * <p>Speed comparisons work on the primary score in either JMH mode: in time modes lower is
  * faster, in throughput mode higher. A speedup is {@code reference time / subject time}, a slowdown
@@ -31,8 +36,13 @@ import java.util.function.Function;
  *     goals that only report
  * @param subject the variant the goal is about
  * @param references what it is compared with, the best of them counting; empty for value goals
+ * @param judgedAt the parameter values a subject's result must have to be judged, by parameter name;
+ *     empty to judge every parameter set
+ * @param othersForComparison whether the subject's parameter sets outside {@code judgedAt} are shown,
+ *     with the value measured there and {@link Verdict#FOR_COMPARISON} (not counted), instead of left out
  */
-public record Goal(String statement, Kind kind, double target, Variant subject, List<Variant> references) {
+public record Goal(String statement, Kind kind, double target, Variant subject, List<Variant> references,
+        Map<String, String> judgedAt, boolean othersForComparison) {
 
     /** What a goal measures, and whether it passes or fails. */
     public enum Kind {
@@ -148,7 +158,12 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
          * The subject or every reference has no result at these parameters, or some reference has none
          * and the others alone would pass the goal (the missing one might be the fastest).
          */
-        NOT_MEASURED
+        NOT_MEASURED,
+        /**
+         * Measured at parameters the goal does not name, shown beside the judged rows for comparison
+         * ("the 4 MiB row for comparison"); neither passes nor fails, and is not counted as a check.
+         */
+        FOR_COMPARISON
     }
 
     /**
@@ -165,17 +180,27 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
     }
 
     /**
-     * Checks a goal and copies its references.
+     * Checks a goal and copies its references and parameters.
      *
-     * @throws NullPointerException if a component is null
-     * @throws IllegalArgumentException if a comparison has no reference, a value goal has one, or a
-     *     verdict goal has no positive finite target
+     * @throws NullPointerException if a component, a reference, or a parameter name or value is null
+     * @throws IllegalArgumentException if a comparison has no reference, a value goal has one, a
+     *     verdict goal has no positive finite target, or others are shown for comparison while the
+     *     goal judges every parameter set (there are none)
      */
     public Goal {
         Objects.requireNonNull(statement, "statement");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(subject, "subject");
         references = List.copyOf(references);
+        judgedAt = Collections.unmodifiableMap(new LinkedHashMap<>(judgedAt));
+        judgedAt.forEach((name, value) -> {
+            Objects.requireNonNull(name, "parameter name");
+            Objects.requireNonNull(value, "value of parameter " + name);
+        });
+        if (othersForComparison && judgedAt.isEmpty()) {
+            throw new IllegalArgumentException("goal '" + statement + "' judges every parameter set, so it has none "
+                    + "to show for comparison");
+        }
         boolean comparison = kind == Kind.FASTER || kind == Kind.AT_MOST_SLOWER || kind == Kind.SLOWDOWN;
         if (comparison && references.isEmpty()) {
             throw new IllegalArgumentException(kind + " goal '" + statement + "' needs at least one reference");
@@ -192,6 +217,48 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
         if (comparison && references.stream().anyMatch(r -> r.metric() != null) || comparison && subject.metric() != null) {
             throw new IllegalArgumentException("speed goal '" + statement + "' compares primary scores, not metrics");
         }
+    }
+
+    /**
+     * A goal judged at every parameter set of its subject.
+     *
+     * @param statement the goal in words, shown in the report
+     * @param kind what is measured and how it is judged
+     * @param target the bound; NaN for goals that only report
+     * @param subject the variant the goal is about
+     * @param references what it is compared with; empty for value goals
+     * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException as the canonical constructor does
+     */
+    public Goal(String statement, Kind kind, double target, Variant subject, List<Variant> references) {
+        this(statement, kind, target, subject, references, Map.of(), false);
+    }
+
+    /**
+     * This goal, judged only where the subject ran with {@code param=value} (and with the values
+     * named before): "with 4 KiB pages" is {@code at("blockSize", "4096")}. A run without such a
+     * result reports the goal as not measured at those parameters.
+     *
+     * @param param a {@code @Param} name of the subject
+     * @param value the value the goal names
+     * @return the restricted goal; this one is unchanged
+     * @throws NullPointerException if either is null
+     */
+    public Goal at(String param, String value) {
+        Map<String, String> at = new LinkedHashMap<>(judgedAt);
+        at.put(Objects.requireNonNull(param, "param"), Objects.requireNonNull(value, "value"));
+        return new Goal(statement, kind, target, subject, references, at, othersForComparison);
+    }
+
+    /**
+     * This goal, showing the subject's parameter sets it does not judge beside the judged ones, with
+     * what was measured there, as {@link Verdict#FOR_COMPARISON}: not passed, failed or counted.
+     *
+     * @return the goal; this one is unchanged
+     * @throws IllegalArgumentException if this goal judges every parameter set ({@link #at} names none)
+     */
+    public Goal withOthersForComparison() {
+        return new Goal(statement, kind, target, subject, references, judgedAt, true);
     }
 
     /**
@@ -256,24 +323,43 @@ public record Goal(String statement, Kind kind, double target, Variant subject, 
     }
 
     /**
-     * Checks this goal at every parameter set its subject ran with.
+     * Checks this goal at every parameter set its subject ran with that the goal {@link #judgedAt
+     * judges}; with {@link #othersForComparison} the others follow as {@link Verdict#FOR_COMPARISON},
+     * those measured.
      *
      * @param results the results of a run
-     * @return one check per subject result, in result order; one NOT_MEASURED check without
-     *     parameters when the subject has none
+     * @return one check per judged subject result, in result order, then those for comparison; when
+     *     no subject result is judged, first one NOT_MEASURED check at the parameters the goal names
+     *     (none when it names none)
      */
     public List<Check> check(List<JmhResult> results) {
         List<Check> checks = new ArrayList<>();
+        List<Check> others = new ArrayList<>();
         for (JmhResult s : results) {
-            if (subject.matches(s)) {
+            if (!subject.matches(s)) {
+                continue;
+            }
+            if (judges(s)) {
                 checks.add(checkAt(s, results));
+            } else if (othersForComparison) {
+                Check c = checkAt(s, results);
+                if (c.measured().isPresent()) {
+                    others.add(new Check(this, c.params(), c.measured(), Verdict.FOR_COMPARISON, c.detail()));
+                }
             }
         }
         if (checks.isEmpty()) {
-            checks.add(new Check(this, Map.of(), OptionalDouble.empty(), Verdict.NOT_MEASURED,
-                    "no result of " + subject.label()));
+            List<String> named = new ArrayList<>();
+            judgedAt.forEach((k, v) -> named.add(k + "=" + v));
+            checks.add(new Check(this, judgedAt, OptionalDouble.empty(), Verdict.NOT_MEASURED,
+                    "no result of " + subject.label() + (named.isEmpty() ? "" : " at " + String.join(", ", named))));
         }
+        checks.addAll(others);
         return checks;
+    }
+
+    private boolean judges(JmhResult s) {
+        return judgedAt.entrySet().stream().allMatch(e -> e.getValue().equals(s.params().get(e.getKey())));
     }
 
     private Check checkAt(JmhResult s, List<JmhResult> results) {
