@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -17,10 +19,13 @@ import java.util.function.Supplier;
  * run it is judged on, the target, and pass or fail. Every number comes from the JMH results alone, so
  * a report re-generated from committed JSON judges the same way.
  *
- * <p>The 100-byte case is the workload with the smallest values in the results if they are small (at most
- * {@value #SMALL_VALUE_MAX_BYTES} bytes), the 100 KB case the one with the largest if they are not (quick
+ * <p>The 100-byte case is the workloads with the smallest values in the results if they are small (at most
+ * {@value #SMALL_VALUE_MAX_BYTES} bytes), the 100 KB case those with the largest if they are not (quick
  * and smoke runs use fewer keys than the committed run, with the same value sizes). A run of one workload
- * is judged on the goals of its value size only.
+ * is judged on the goals of its value size only. Throughput against OHC is judged at every workload; a
+ * workload of neither case is named below the table with the goals it is not judged on. Every value of
+ * another parameter (the hit ratio's stream length, the footprint's capacity) is judged, each against the
+ * references at the same parameters, and named in the row's case where the run has several.
  */
 public final class CacheGoals implements Function<List<JmhResult>, String> {
     private static final String PACKAGE = "dev.offheap.bench.cache.";
@@ -50,6 +55,11 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
             md.append("| ").append(row.goal).append(" | ").append(row.caseLabel).append(" | ").append(row.measured)
                     .append(" | ").append(row.target).append(" | ").append(row.verdict()).append(" |\n");
         }
+        List<String> notJudged = g.notJudged();
+        if (!notJudged.isEmpty()) {
+            md.append('\n');
+            notJudged.forEach(line -> md.append(line).append('\n'));
+        }
         long failed = g.rows.stream().filter(r -> Boolean.FALSE.equals(r.pass)).count();
         long missing = g.rows.stream().filter(r -> r.pass == null).count();
         md.append('\n').append(g.rows.size() - failed - missing).append(" of ").append(g.rows.size())
@@ -73,15 +83,45 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
     private static final class Goals {
         final List<JmhResult> results;
         final List<Row> rows = new ArrayList<>();
-        final Optional<String> small;
-        final Optional<String> large;
+        /** Every workload of the run, smallest values first. */
+        final List<String> workloads;
+        /** The workloads of the 100-byte case: those of the smallest value size, if it is small. */
+        final List<String> small;
+        /** The workloads of the 100 KB case: those of the largest value size, if it is not small. */
+        final List<String> large;
 
         Goals(List<JmhResult> results) {
             this.results = results;
-            List<String> workloads = results.stream().map(r -> r.params().get("workload")).filter(Objects::nonNull)
+            workloads = results.stream().map(r -> r.params().get("workload")).filter(Objects::nonNull)
                     .distinct().sorted(Comparator.comparingLong(Goals::valueBytes)).toList();
-            small = workloads.stream().filter(w -> valueBytes(w) <= SMALL_VALUE_MAX_BYTES).findFirst();
-            large = workloads.reversed().stream().filter(w -> valueBytes(w) > SMALL_VALUE_MAX_BYTES).findFirst();
+            OptionalLong smallBytes = workloads.stream().mapToLong(Goals::valueBytes)
+                    .filter(b -> b <= SMALL_VALUE_MAX_BYTES).min();
+            OptionalLong largeBytes = workloads.stream().mapToLong(Goals::valueBytes)
+                    .filter(b -> b > SMALL_VALUE_MAX_BYTES).max();
+            small = workloads.stream().filter(w -> smallBytes.isPresent() && valueBytes(w) == smallBytes.getAsLong())
+                    .toList();
+            large = workloads.stream().filter(w -> largeBytes.isPresent() && valueBytes(w) == largeBytes.getAsLong())
+                    .toList();
+        }
+
+        /** One line per workload of neither case: judged on throughput only, and why. */
+        List<String> notJudged() {
+            List<String> lines = new ArrayList<>();
+            for (String w : workloads) {
+                if (small.contains(w) || large.contains(w)) {
+                    continue;
+                }
+                String smallCase = small.isEmpty() ? null
+                        : "the 100-byte goals are judged at the run's smallest value size ("
+                                + bytesLabel(valueBytes(small.getFirst())) + ")";
+                String largeCase = large.isEmpty() ? null : (smallCase == null
+                        ? "the 100 KB goals are judged at the run's largest value size ("
+                        : ", the 100 KB goals at its largest (") + bytesLabel(valueBytes(large.getFirst())) + ")";
+                lines.add("Workload `" + w + "` (" + bytesLabel(valueBytes(w)) + " values) is judged on throughput "
+                        + "against OHC only: " + (smallCase == null ? "" : smallCase)
+                        + (largeCase == null ? "" : largeCase) + ".");
+            }
+            return lines;
         }
 
         static long valueBytes(String workload) {
@@ -94,10 +134,38 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
         }
 
         static String sizeLabel(String workload) {
-            long bytes = valueBytes(workload);
             String keys = workload.substring(0, Math.max(0, workload.indexOf('x')));
-            return (bytes >= 1000 && bytes % 1000 == 0 ? bytes / 1000 + " KB" : bytes + " B") + " values, "
-                    + keys + " keys";
+            return bytesLabel(valueBytes(workload)) + " values, " + keys + " keys";
+        }
+
+        static String bytesLabel(long bytes) {
+            return bytes >= 1000 && bytes % 1000 == 0 ? bytes / 1000 + " KB" : bytes + " B";
+        }
+
+        /** The results of one benchmark method, in result order. */
+        List<JmhResult> all(String simpleClass, String method) {
+            return results.stream()
+                    .filter(r -> r.className().equals(PACKAGE + simpleClass) && r.method().equals(method)).toList();
+        }
+
+        /** The result of a benchmark method at exactly these parameters. */
+        Optional<JmhResult> at(String simpleClass, String method, Map<String, String> params) {
+            return all(simpleClass, method).stream().filter(r -> r.params().equals(params)).findFirst();
+        }
+
+        /**
+         * The parameters of a result other than {@code except} that the class ran with several values of,
+         * as {@code , name=value} each: what tells its rows apart. Empty where it ran with one value each.
+         */
+        String varying(String simpleClass, JmhResult r, String except) {
+            StringBuilder label = new StringBuilder();
+            r.params().forEach((name, value) -> {
+                if (!name.equals(except) && results.stream().filter(o -> o.className().equals(PACKAGE + simpleClass))
+                        .map(o -> o.params().get(name)).filter(Objects::nonNull).distinct().count() > 1) {
+                    label.append(", ").append(name).append('=').append(value);
+                }
+            });
+            return label.toString();
         }
 
         Optional<JmhResult> find(String simpleClass, String method, String param, String value) {
@@ -175,30 +243,27 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 {"CacheMixBenchmark", "90/10 mix", "1", "offheapGet", "offheapRead"},
                 {"CacheMixTwoThreadsBenchmark", "90/10 mix", "2", "offheapGet", "offheapRead"},
             };
-            for (Optional<String> workload : List.of(small, large)) {
-                if (workload.isEmpty()) {
-                    continue;
-                }
+            for (String workload : workloads) {
                 for (String[] c : cases) {
                     for (int v = 3; v < c.length; v++) {
-                        String label = c[1] + " (`" + c[v] + "`), " + sizeLabel(workload.get()) + ", " + c[2]
+                        String label = c[1] + " (`" + c[v] + "`), " + sizeLabel(workload) + ", " + c[2]
                                 + (c[2].equals("1") ? " thread" : " threads");
-                        ratioRow("throughput ≥ 2x OHC", label, score(c[0], c[v], workload.get()),
-                                bestOhc(c[0], workload.get()), "OHC", 2, "ops/s");
+                        ratioRow("throughput ≥ 2x OHC", label, score(c[0], c[v], workload),
+                                bestOhc(c[0], workload), "OHC", 2, "ops/s");
                     }
                 }
             }
         }
 
         void againstCaffeine() {
-            if (small.isEmpty()) {
-                return;
+            for (String w : small) {
+                againstCaffeine("100-byte gets ≥ 0.5x Caffeine", "offheapGet", "CacheGetBenchmark",
+                        "CacheGetTwoThreadsBenchmark", 0.5, w);
             }
-            String w = small.get();
-            againstCaffeine("100-byte gets ≥ 0.5x Caffeine", "offheapGet", "CacheGetBenchmark",
-                    "CacheGetTwoThreadsBenchmark", 0.5, w);
-            againstCaffeine("100-byte puts ≥ 1x Caffeine", "offheapPut", "CachePutBenchmark",
-                    "CachePutTwoThreadsBenchmark", 1, w);
+            for (String w : small) {
+                againstCaffeine("100-byte puts ≥ 1x Caffeine", "offheapPut", "CachePutBenchmark",
+                        "CachePutTwoThreadsBenchmark", 1, w);
+            }
         }
 
         /** One row per thread count: {@code method} against the same class's {@code caffeine}. */
@@ -211,10 +276,12 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
         }
 
         void zeroCopyReads() {
-            if (large.isEmpty()) {
-                return;
+            for (String w : large) {
+                zeroCopyReads(w);
             }
-            String w = large.get();
+        }
+
+        void zeroCopyReads(String w) {
             ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 1 thread",
                     score("CacheGetBenchmark", "offheapRead", w), bestOhc("CacheGetBenchmark", w), "OHC", 10, "ops/s");
             ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 2 threads",
@@ -223,10 +290,12 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
         }
 
         void bandwidth() {
-            if (large.isEmpty()) {
-                return;
+            for (String w : large) {
+                bandwidth(w);
             }
-            String w = large.get();
+        }
+
+        void bandwidth(String w) {
             double bytes = valueBytes(w);
             String cls = "CacheBandwidthBenchmark";
             bandwidthRow("copying gets bandwidth-bound", "`offheapGet` vs `segmentToArray` (a new array too), "
@@ -252,10 +321,12 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
         }
 
         void gcTime() {
-            if (large.isEmpty()) {
-                return;
+            for (String w : large) {
+                gcTime(w);
             }
-            String w = large.get();
+        }
+
+        void gcTime(String w) {
             for (String cls : List.of("CacheMixBenchmark", "CacheMixTwoThreadsBenchmark")) {
                 String threads = cls.contains("TwoThreads") ? "2 threads" : "1 thread";
                 Optional<JmhResult> caffeine = find(cls, "caffeine", "workload", w);
@@ -313,10 +384,7 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
 
         void footprint() {
             String cls = "CacheFootprintBenchmark";
-            Optional<JmhResult> ours = results.stream()
-                    .filter(r -> r.className().equals(PACKAGE + cls) && r.method().equals("offheap")).findFirst();
-            Optional<JmhResult> ohc = results.stream()
-                    .filter(r -> r.className().equals(PACKAGE + cls) && r.method().equals("ohcLru")).findFirst();
+            List<JmhResult> ours = all(cls, "offheap");
             String[][] measures = {
                 {"accountedOverheadBytesPerEntry", "own accounting (`weightedSize`; OHC: `memUsed`)"},
                 {"capacityOverheadBytesPerEntry", "capacity / entries kept (tables and sketch included; OHC's capacity leaves its tables out)"},
@@ -324,61 +392,82 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
                 {"rssOverheadBytesPerEntry", "resident set growth (malloc's own overhead included)"},
             };
             for (String[] m : measures) {
-                String label = "100 B values, 8 B keys, " + m[1];
-                OptionalDouble mine = ours.map(r -> gc(r, m[0])).orElse(OptionalDouble.empty());
-                if (mine.isEmpty()) {
-                    rows.add(new Row("overhead per entry ≤ 32 B", label, "", "≤ 32 B", null));
-                    continue;
+                if (ours.isEmpty()) {
+                    rows.add(new Row("overhead per entry ≤ 32 B", "100 B values, 8 B keys, " + m[1], "", "≤ 32 B", null));
                 }
-                String theirs = ohc.map(r -> gc(r, m[0])).filter(OptionalDouble::isPresent)
-                        .map(d -> "; OHC " + BenchReport.number(d.getAsDouble()) + " B").orElse("");
-                if (m[0].startsWith("nmt") && mine.getAsDouble() < 0) {
-                    // less than the keys and values themselves: the memory lies outside what NMT counts
-                    // (regions the cache maps itself, see LargeRegions); the resident set still sees it
-                    rows.add(new Row("overhead per entry ≤ 32 B", label, "not seen by NMT ("
-                            + BenchReport.number(mine.getAsDouble()) + " B: the cache maps its memory itself)" + theirs,
-                            "≤ 32 B", null));
-                    continue;
+                for (JmhResult r : ours) {
+                    footprintRow(m, r, "100 B values, 8 B keys, " + m[1] + varying(cls, r, null),
+                            at(cls, "ohcLru", r.params()));
                 }
-                boolean pass = mine.getAsDouble() <= 32;
-                rows.add(new Row("overhead per entry ≤ 32 B", label,
-                        shortOf(BenchReport.number(mine.getAsDouble()), BenchReport.number(32), pass,
-                                () -> BenchReport.number(mine.getAsDouble(), RoundingMode.CEILING)) + " B" + theirs,
-                        "≤ 32 B", pass));
             }
+        }
+
+        /** One row of a measure of the footprint, OHC's at the same parameters beside it. */
+        void footprintRow(String[] m, JmhResult ours, String label, Optional<JmhResult> ohc) {
+            OptionalDouble mine = gc(ours, m[0]);
+            if (mine.isEmpty()) {
+                rows.add(new Row("overhead per entry ≤ 32 B", label, "", "≤ 32 B", null));
+                return;
+            }
+            String theirs = ohc.map(r -> gc(r, m[0])).filter(OptionalDouble::isPresent)
+                    .map(d -> "; OHC " + BenchReport.number(d.getAsDouble()) + " B").orElse("");
+            if (m[0].startsWith("nmt") && mine.getAsDouble() < 0) {
+                // less than the keys and values themselves: the memory lies outside what NMT counts
+                // (regions the cache maps itself, see LargeRegions); the resident set still sees it
+                rows.add(new Row("overhead per entry ≤ 32 B", label, "not seen by NMT ("
+                        + BenchReport.number(mine.getAsDouble()) + " B: the cache maps its memory itself)" + theirs,
+                        "≤ 32 B", null));
+                return;
+            }
+            boolean pass = mine.getAsDouble() <= 32;
+            rows.add(new Row("overhead per entry ≤ 32 B", label,
+                    shortOf(BenchReport.number(mine.getAsDouble()), BenchReport.number(32), pass,
+                            () -> BenchReport.number(mine.getAsDouble(), RoundingMode.CEILING)) + " B" + theirs,
+                    "≤ 32 B", pass));
         }
 
         void hitRatio() {
             String cls = "HitRatioBenchmark";
             for (String stream : List.of("zipf", "scan")) {
-                Optional<JmhResult> caffeine = find(cls, "caffeine", "stream", stream);
-                Optional<JmhResult> ours = find(cls, "offheapTinyLfu", "stream", stream);
-                String label = stream + " stream, W-TinyLFU";
-                if (caffeine.isEmpty() || ours.isEmpty() || gc(caffeine.get(), "hitRatioPercent").isEmpty()
-                        || gc(ours.get(), "hitRatioPercent").isEmpty()) {
-                    rows.add(new Row("hit ratio within 1 pp of Caffeine", label, "", "≥ Caffeine − 1 pp", null));
-                    continue;
+                List<JmhResult> ours = all(cls, "offheapTinyLfu").stream()
+                        .filter(r -> stream.equals(r.params().get("stream"))).toList();
+                if (ours.isEmpty()) {
+                    rows.add(new Row("hit ratio within 1 pp of Caffeine", stream + " stream, W-TinyLFU", "",
+                            "≥ Caffeine − 1 pp", null));
                 }
-                double theirs = gc(caffeine.get(), "hitRatioPercent").getAsDouble();
-                double mine = gc(ours.get(), "hitRatioPercent").getAsDouble();
-                StringBuilder others = new StringBuilder();
-                for (String[] other : new String[][] {
-                        {"caffeineEqualEntries", "Caffeine holding as many entries as offheap (the policies alone)"},
-                        {"caffeineEqualMemory", "Caffeine in as many bytes of heap, its own overhead counted"},
-                        {"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"}, {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
-                    find(cls, other[0], "stream", stream).map(r -> gc(r, "hitRatioPercent"))
-                            .filter(OptionalDouble::isPresent)
-                            .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
-                                    .append(percent(d.getAsDouble())));
+                for (JmhResult r : ours) {
+                    hitRatioRow(cls, r, stream + " stream, W-TinyLFU" + varying(cls, r, "stream"));
                 }
-                // in decimal: 32.02 - 1 as doubles is above 31.02
-                boolean pass = BigDecimal.valueOf(mine).compareTo(BigDecimal.valueOf(theirs).subtract(BigDecimal.ONE)) >= 0;
-                String pp = shortOf(signed(mine - theirs), signed(-1), pass, () -> String.format(Locale.ROOT, "%+.2f",
-                        BigDecimal.valueOf(mine - theirs).setScale(2, RoundingMode.FLOOR)));
-                rows.add(new Row("hit ratio within 1 pp of Caffeine", label,
-                        percent(mine) + " vs " + percent(theirs) + " (" + pp + " pp)" + others,
-                        "≥ Caffeine − 1 pp", pass));
             }
+        }
+
+        /** One row of a W-TinyLFU result against Caffeine's and the others' at the same parameters. */
+        void hitRatioRow(String cls, JmhResult ours, String label) {
+            Optional<JmhResult> caffeine = at(cls, "caffeine", ours.params());
+            if (caffeine.isEmpty() || gc(caffeine.get(), "hitRatioPercent").isEmpty()
+                    || gc(ours, "hitRatioPercent").isEmpty()) {
+                rows.add(new Row("hit ratio within 1 pp of Caffeine", label, "", "≥ Caffeine − 1 pp", null));
+                return;
+            }
+            double theirs = gc(caffeine.get(), "hitRatioPercent").getAsDouble();
+            double mine = gc(ours, "hitRatioPercent").getAsDouble();
+            StringBuilder others = new StringBuilder();
+            for (String[] other : new String[][] {
+                    {"caffeineEqualEntries", "Caffeine holding as many entries as offheap (the policies alone)"},
+                    {"caffeineEqualMemory", "Caffeine in as many bytes of heap, its own overhead counted"},
+                    {"offheapLru", "offheap LRU"}, {"ohcLru", "OHC LRU"}, {"ohcTinyLfu", "OHC W-TinyLFU"}}) {
+                at(cls, other[0], ours.params()).map(r -> gc(r, "hitRatioPercent"))
+                        .filter(OptionalDouble::isPresent)
+                        .ifPresent(d -> others.append("; ").append(other[1]).append(' ')
+                                .append(percent(d.getAsDouble())));
+            }
+            // in decimal: 32.02 - 1 as doubles is above 31.02
+            boolean pass = BigDecimal.valueOf(mine).compareTo(BigDecimal.valueOf(theirs).subtract(BigDecimal.ONE)) >= 0;
+            String pp = shortOf(signed(mine - theirs), signed(-1), pass, () -> String.format(Locale.ROOT, "%+.2f",
+                    BigDecimal.valueOf(mine - theirs).setScale(2, RoundingMode.FLOOR)));
+            rows.add(new Row("hit ratio within 1 pp of Caffeine", label,
+                    percent(mine) + " vs " + percent(theirs) + " (" + pp + " pp)" + others,
+                    "≥ Caffeine − 1 pp", pass));
         }
     }
 
