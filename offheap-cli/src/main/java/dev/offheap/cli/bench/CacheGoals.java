@@ -142,6 +142,29 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
             return bytes >= 1000 && bytes % 1000 == 0 ? bytes / 1000 + " KB" : bytes + " B";
         }
 
+        /**
+         * The threads a class ran on at a workload, as JMH's results say. A class without results in this
+         * run is taken to have run as the others did where they ran on a count other than their own
+         * ({@code --threads} runs every class on the same count), else as its {@code @Threads} says (2 for
+         * the two-thread classes). Where that differs from its own count, the class is named, since a
+         * one-thread and a two-thread class then ran alike.
+         */
+        String threads(String simpleClass, String workload) {
+            int declared = declaredThreads(simpleClass);
+            List<JmhResult> ran = results.stream().filter(r -> r.className().equals(PACKAGE + simpleClass)).toList();
+            int n = ran.stream().filter(r -> workload.equals(r.params().get("workload"))).findFirst()
+                    .or(() -> ran.stream().findFirst())
+                    .or(() -> results.stream().filter(r -> r.threads() != declaredThreads(r.className())).findFirst())
+                    .map(JmhResult::threads).orElse(declared);
+            String text = n + (n == 1 ? " thread" : " threads");
+            return n == declared ? text : text + " (`" + simpleClass + "`)";
+        }
+
+        /** The threads a cache benchmark class runs on by its {@code @Threads}: 2 for the two-thread classes. */
+        static int declaredThreads(String className) {
+            return className.endsWith("TwoThreadsBenchmark") ? 2 : 1;
+        }
+
         /** The results of one benchmark method, in result order. */
         List<JmhResult> all(String simpleClass, String method) {
             return results.stream()
@@ -236,18 +259,18 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
 
         void throughputAgainstOhc() {
             String[][] cases = {
-                {"CacheGetBenchmark", "get", "1", "offheapGet", "offheapRead"},
-                {"CacheGetTwoThreadsBenchmark", "get", "2", "offheapGet", "offheapRead"},
-                {"CachePutBenchmark", "put", "1", "offheapPut"},
-                {"CachePutTwoThreadsBenchmark", "put", "2", "offheapPut"},
-                {"CacheMixBenchmark", "90/10 mix", "1", "offheapGet", "offheapRead"},
-                {"CacheMixTwoThreadsBenchmark", "90/10 mix", "2", "offheapGet", "offheapRead"},
+                {"CacheGetBenchmark", "get", "offheapGet", "offheapRead"},
+                {"CacheGetTwoThreadsBenchmark", "get", "offheapGet", "offheapRead"},
+                {"CachePutBenchmark", "put", "offheapPut"},
+                {"CachePutTwoThreadsBenchmark", "put", "offheapPut"},
+                {"CacheMixBenchmark", "90/10 mix", "offheapGet", "offheapRead"},
+                {"CacheMixTwoThreadsBenchmark", "90/10 mix", "offheapGet", "offheapRead"},
             };
             for (String workload : workloads) {
                 for (String[] c : cases) {
-                    for (int v = 3; v < c.length; v++) {
-                        String label = c[1] + " (`" + c[v] + "`), " + sizeLabel(workload) + ", " + c[2]
-                                + (c[2].equals("1") ? " thread" : " threads");
+                    for (int v = 2; v < c.length; v++) {
+                        String label = c[1] + " (`" + c[v] + "`), " + sizeLabel(workload) + ", "
+                                + threads(c[0], workload);
                         ratioRow("throughput ≥ 2x OHC", label, score(c[0], c[v], workload),
                                 bestOhc(c[0], workload), "OHC", 2, "ops/s");
                     }
@@ -266,13 +289,13 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
             }
         }
 
-        /** One row per thread count: {@code method} against the same class's {@code caffeine}. */
+        /** One row per class (one and two threads): {@code method} against the same class's {@code caffeine}. */
         void againstCaffeine(String goal, String method, String oneThread, String twoThreads, double factor,
                 String w) {
-            ratioRow(goal, "`" + method + "`, " + sizeLabel(w) + ", 1 thread", score(oneThread, method, w),
-                    score(oneThread, "caffeine", w), "Caffeine", factor, "ops/s");
-            ratioRow(goal, "`" + method + "`, " + sizeLabel(w) + ", 2 threads", score(twoThreads, method, w),
-                    score(twoThreads, "caffeine", w), "Caffeine", factor, "ops/s");
+            for (String cls : List.of(oneThread, twoThreads)) {
+                ratioRow(goal, "`" + method + "`, " + sizeLabel(w) + ", " + threads(cls, w), score(cls, method, w),
+                        score(cls, "caffeine", w), "Caffeine", factor, "ops/s");
+            }
         }
 
         void zeroCopyReads() {
@@ -282,11 +305,10 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
         }
 
         void zeroCopyReads(String w) {
-            ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 1 thread",
-                    score("CacheGetBenchmark", "offheapRead", w), bestOhc("CacheGetBenchmark", w), "OHC", 10, "ops/s");
-            ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", 2 threads",
-                    score("CacheGetTwoThreadsBenchmark", "offheapRead", w),
-                    bestOhc("CacheGetTwoThreadsBenchmark", w), "OHC", 10, "ops/s");
+            for (String cls : List.of("CacheGetBenchmark", "CacheGetTwoThreadsBenchmark")) {
+                ratioRow("100 KB zero-copy reads ≥ 10x OHC gets", "`offheapRead`, " + sizeLabel(w) + ", "
+                        + threads(cls, w), score(cls, "offheapRead", w), bestOhc(cls, w), "OHC", 10, "ops/s");
+            }
         }
 
         void bandwidth() {
@@ -328,7 +350,7 @@ public final class CacheGoals implements Function<List<JmhResult>, String> {
 
         void gcTime(String w) {
             for (String cls : List.of("CacheMixBenchmark", "CacheMixTwoThreadsBenchmark")) {
-                String threads = cls.contains("TwoThreads") ? "2 threads" : "1 thread";
+                String threads = threads(cls, w);
                 Optional<JmhResult> caffeine = find(cls, "caffeine", "workload", w);
                 for (String ours : List.of("offheapGet", "offheapRead")) {
                     Optional<JmhResult> mine = find(cls, ours, "workload", w);
