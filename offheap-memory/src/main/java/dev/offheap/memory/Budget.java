@@ -89,7 +89,7 @@ public final class Budget implements AutoCloseable {
      */
     public static final long MAX_BYTES = CLOSED_CUSHION - 1;
     /** What {@link #take} returns for a success on a budget that counts direct reservations apart. */
-    private static final Budget TAKEN_COUNTING_DIRECT = new Budget("taken", null, 0, 0, report -> { });
+    private static final Budget TAKEN_COUNTING_DIRECT = new Budget("taken", null, 0, 0, report -> { }, null);
 
     private final String name;
     private final String path;
@@ -99,6 +99,12 @@ public final class Budget implements AutoCloseable {
     private final long ceiling;
     private final long reservation;
     private final Consumer<String> leakReporter;
+    /**
+     * The memory manager whose pages and reservations this budget counts ({@link MemoryManager#budget()}), or
+     * null. Only the manager reserves and releases here: its free pages are whatever the count leaves, and bytes
+     * released behind its back let it admit pages that do not exist.
+     */
+    private final MemoryManager manager;
     private final Set<Budget> children = ConcurrentHashMap.newKeySet();
 
     /**
@@ -122,8 +128,10 @@ public final class Budget implements AutoCloseable {
     @SuppressWarnings("unused") // accessed through CLOSED
     private volatile boolean closed;
 
-    private Budget(String name, Budget parent, long limit, long reservation, Consumer<String> leakReporter) {
+    private Budget(String name, Budget parent, long limit, long reservation, Consumer<String> leakReporter,
+                   MemoryManager manager) {
         this.name = name;
+        this.manager = manager;
         this.parent = parent;
         this.path = parent == null ? name : parent.path + "/" + name;
         this.limit = limit;
@@ -162,7 +170,15 @@ public final class Budget implements AutoCloseable {
         checkName(name);
         Objects.requireNonNull(leakReporter, "leakReporter");
         checkNonNegative("limitBytes", limitBytes);
-        return new Budget(name, null, limitBytes, 0, leakReporter);
+        return new Budget(name, null, limitBytes, 0, leakReporter, null);
+    }
+
+    /** {@link #root(String, long, Consumer)} for the budget of {@code manager}, built by it: see {@link #manager}. */
+    static Budget rootOfManager(MemoryManager manager, String name, long limitBytes, Consumer<String> leakReporter) {
+        checkName(name);
+        Objects.requireNonNull(leakReporter, "leakReporter");
+        checkNonNegative("limitBytes", limitBytes);
+        return new Budget(name, null, limitBytes, 0, leakReporter, Objects.requireNonNull(manager, "manager"));
     }
 
     /**
@@ -196,6 +212,15 @@ public final class Budget implements AutoCloseable {
      * @throws IllegalStateException    if this budget is closed
      */
     public Budget child(String name, long limitBytes, long reservationBytes) {
+        return child(name, limitBytes, reservationBytes, null);
+    }
+
+    /** {@link #child(String, long, long)} for the budget of {@code manager}, built by it: see {@link #manager}. */
+    Budget childOfManager(MemoryManager manager, String name, long limitBytes, long reservationBytes) {
+        return child(name, limitBytes, reservationBytes, Objects.requireNonNull(manager, "manager"));
+    }
+
+    private Budget child(String name, long limitBytes, long reservationBytes, MemoryManager manager) {
         checkName(name);
         checkNonNegative("limitBytes", limitBytes);
         checkNonNegative("reservationBytes", reservationBytes);
@@ -203,7 +228,7 @@ public final class Budget implements AutoCloseable {
             throw new IllegalArgumentException("reservation of " + reservationBytes
                     + " bytes exceeds the child's limit of " + limitBytes + " bytes");
         }
-        Budget child = new Budget(name, this, limitBytes, reservationBytes, leakReporter);
+        Budget child = new Budget(name, this, limitBytes, reservationBytes, leakReporter, manager);
         enableDirectCount();
         if (reservationBytes > 0) {
             // the child's, not a direct reservation: it stays out of this budget's direct count
@@ -232,8 +257,13 @@ public final class Budget implements AutoCloseable {
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws BudgetExceededException  if this budget or an ancestor would exceed its limit; nothing is reserved
      * @throws IllegalStateException    if this budget is closed
+     * @throws UnsupportedOperationException if this is a memory manager's budget ({@link MemoryManager#budget()}):
+     *                                  only the manager reserves there ({@link MemoryManager#reserve(Object, long)}
+     *                                  accounts memory outside pages; a {@linkplain #child(String, long) child}
+     *                                  of it may reserve); nothing is reserved
      */
     public void reserve(long bytes) {
+        refuseOutsideManager("reserve", bytes);
         checkNonNegative("bytes", bytes);
         Budget refusing = take(bytes);
         if (refusing != null) {
@@ -251,8 +281,16 @@ public final class Budget implements AutoCloseable {
      * @return true if reserved, false if some budget on the path would exceed its limit (nothing reserved)
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws IllegalStateException    if this budget is closed
+     * @throws UnsupportedOperationException if this is a memory manager's budget ({@link MemoryManager#budget()}),
+     *                                  as for {@link #reserve(long)}; nothing is reserved
      */
     public boolean tryReserve(long bytes) {
+        refuseOutsideManager("reserve", bytes);
+        return tryReserveForManager(bytes);
+    }
+
+    /** {@link #tryReserve(long)} for the manager this budget counts for, or anyone if none. */
+    boolean tryReserveForManager(long bytes) {
         checkNonNegative("bytes", bytes);
         Budget refusing = take(bytes);
         if (refusing != null) {
@@ -272,8 +310,17 @@ public final class Budget implements AutoCloseable {
      *              yet released (bytes its children hold are theirs to release)
      * @throws IllegalArgumentException if {@code bytes} is negative
      * @throws IllegalStateException    if more is released than was reserved directly (nothing changes)
+     * @throws UnsupportedOperationException if this is a memory manager's budget ({@link MemoryManager#budget()}):
+     *                                  only the manager releases there (bytes released behind its back would let
+     *                                  it admit pages that do not exist); nothing changes
      */
     public void release(long bytes) {
+        refuseOutsideManager("release", bytes);
+        releaseForManager(bytes);
+    }
+
+    /** {@link #release(long)} for the manager this budget counts for, or anyone if none. */
+    void releaseForManager(long bytes) {
         checkNonNegative("bytes", bytes);
         if (bytes == 0 || closed) {
             return;
@@ -303,6 +350,16 @@ public final class Budget implements AutoCloseable {
             }
         } while (!DIRECT.weakCompareAndSet(this, direct, direct - bytes));
         subtract(bytes);
+    }
+
+    /** Refuses a reserve or release of a memory manager's budget from outside the manager: see {@link #manager}. */
+    private void refuseOutsideManager(String what, long bytes) {
+        if (manager != null) {
+            throw new UnsupportedOperationException("budget '" + path + "' counts the pages and reservations of memory"
+                    + " manager '" + manager.name() + "': only the manager may " + what + " there, not a caller ("
+                    + what + " of " + bytes + " bytes refused); reserve through the manager's reserve(owner, bytes),"
+                    + " or make a child of this budget");
+        }
     }
 
     private IllegalStateException overRelease(long bytes, long reservedDirectly) {

@@ -145,7 +145,8 @@ public final class MemoryManager implements AutoCloseable {
      * How long an allocation the budget admitted waits for a page when every slot is leased or cached: a release
      * pushes its slot before it gives its bytes back, so a page is always on its way then, for as long as a push
      * takes. One that does not come within this time was never coming: bytes were released to the manager's
-     * budget behind its back ({@code budget().release}), and the allocation fails instead of spinning for ever.
+     * budget that no page gave back (callers cannot: the budget refuses their releases, so only a defect of the
+     * manager's own accounting), and the allocation fails instead of spinning for ever.
      */
     private static final long ADMITTED_PAGE_WAIT_NANOS = 2_000_000_000L;
     /** Pages {@link #release(Collection)} gives back to the pool at once, at most. */
@@ -273,8 +274,8 @@ public final class MemoryManager implements AutoCloseable {
         this.chunkBytes = (long) pageSize << chunkShift;
         this.chunks = new Chunk[(int) ((totalPages + (1L << chunkShift) - 1) >>> chunkShift)];
         // taken from the parent after the tables above: a build that ran out of heap for them charged it for good
-        this.budget = b.parentBudget != null ? b.parentBudget.child(name, total, total)
-                : Budget.root(name, total, leakReporter);
+        this.budget = b.parentBudget != null ? b.parentBudget.childOfManager(this, name, total, total)
+                : Budget.rootOfManager(this, name, total, leakReporter);
         try {
             if (type == MemoryType.MAPPED) {
                 addChunk(mapFile(b.mappedFile, total));
@@ -550,7 +551,7 @@ public final class MemoryManager implements AutoCloseable {
         }
         long reserved = record.reservedBytes.getAndSet(0);
         if (reserved > 0) {
-            budget.release(reserved);
+            budget.releaseForManager(reserved);
         }
     }
 
@@ -613,7 +614,7 @@ public final class MemoryManager implements AutoCloseable {
                         + " reserved bytes but holds " + current + " in memory manager '" + name + "'");
             }
         } while (!record.reservedBytes.compareAndSet(current, current - bytes));
-        budget.release(bytes);
+        budget.releaseForManager(bytes);
     }
 
     /**
@@ -718,11 +719,15 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
-     * @return the budget that accounts this manager's memory, to read (used, peak, limit) or to hang reporting
-     *         on. Do not reserve from it, release to it or make children of it: its bytes are the manager's pages
-     *         and reservations, and bytes changed behind the manager's back leave its accounting wrong (a release
-     *         of bytes no page gave back lets the budget admit pages that do not exist, and an allocation then
-     *         waits 2 s for them and fails with an {@link IllegalStateException} that says so)
+     * The budget that accounts this manager's memory: its pages (held, quarantined or cached per thread) and
+     * reservations. Read it (used, peak, limit), hang reporting on it, or make {@linkplain Budget#child children}
+     * of it: what a child reserves counts against the manager's limit, leaving fewer pages free, and a child
+     * still holding bytes when the manager closes is reported as a leak. Its own count is the manager's alone:
+     * {@link Budget#reserve}, {@link Budget#tryReserve} and {@link Budget#release} on it throw
+     * {@link UnsupportedOperationException} (a release of bytes no page gave back would let it admit pages that
+     * do not exist); {@link #reserve(Object, long)} accounts memory outside pages.
+     *
+     * @return the manager's budget; the same object for the manager's life, thread-safe as every budget is
      */
     public Budget budget() {
         return budget;
@@ -801,9 +806,8 @@ public final class MemoryManager implements AutoCloseable {
      *                          checked exception that a reporter written in another JVM language or with a
      *                          "sneaky throw" throws, comes out unchanged); the manager is closed all the same,
      *                          its budget returned to the parent.
-     *                          The same for anything else that throws during close (a budget that refuses a
-     *                          release because someone released from {@link #budget()} what the manager had
-     *                          reserved, an {@link Error}): every other step still runs (pages revoked, memory
+     *                          The same for anything else that throws during close (the leak reporter of a
+     *                          child of {@link #budget()}, an {@link Error}): every other step still runs (pages revoked, memory
      *                          freed, MBean unregistered, budget returned), and the first failure is thrown after
      */
     @Override
@@ -952,7 +956,7 @@ public final class MemoryManager implements AutoCloseable {
     private int[] takeSlotsFromPool(OwnerRecord record, Magazine magazine, int count, int fromCache) {
         int extra = 0;
         int batch = Math.min(MAGAZINE_BATCH, magazineCapacity);
-        if (magazine != null && count == 1 && budget.tryReserve((long) batch << pageShift)) {
+        if (magazine != null && count == 1 && budget.tryReserveForManager((long) batch << pageShift)) {
             extra = batch - 1;
         } else {
             int requested = count + fromCache;
@@ -981,7 +985,7 @@ public final class MemoryManager implements AutoCloseable {
                 returnSlots(refill, 0, refilled);
             }
             if (!closed) {
-                budget.release((long) (count - popped + extra - refilled) << pageShift);
+                budget.releaseForManager((long) (count - popped + extra - refilled) << pageShift);
             }
             throw e;
         }
@@ -1017,7 +1021,7 @@ public final class MemoryManager implements AutoCloseable {
                         throw new IllegalStateException("memory manager '" + name + "': its budget admitted a page,"
                                 + " but every page is leased or cached and none came back within "
                                 + ADMITTED_PAGE_WAIT_NANOS / 1_000_000_000L + " s: bytes were released to its budget"
-                                + " (" + budget.name() + ") that no page gave back; leave the manager's budget to it");
+                                + " (" + budget.name() + ") that no page gave back, a defect of its accounting");
                     }
                     Thread.onSpinWait();
                     continue;
@@ -1443,7 +1447,7 @@ public final class MemoryManager implements AutoCloseable {
         int pooled = count - cached;
         if (pooled > 0) {
             freeSlots.pushAll(slots, cached, pooled);
-            budget.release((long) pooled << pageShift);
+            budget.releaseForManager((long) pooled << pageShift);
         }
     }
 
@@ -1452,13 +1456,13 @@ public final class MemoryManager implements AutoCloseable {
         if (type == MemoryType.HEAP) {
             dropHeapArray(slot);
             freeSlots.push(slot);
-            budget.release(pageSize);
+            budget.releaseForManager(pageSize);
             return;
         }
         Magazine magazine = magazine();
         if (magazine == null || !magazine.put(slot)) {
             freeSlots.push(slot);
-            budget.release(pageSize);
+            budget.releaseForManager(pageSize);
         }
     }
 
@@ -1588,7 +1592,7 @@ public final class MemoryManager implements AutoCloseable {
         // make it over-release
         if (count > 0 && !closed) {
             freeSlots.pushAll(slots, from, count);
-            budget.release((long) count << pageShift);
+            budget.releaseForManager((long) count << pageShift);
         }
     }
 
@@ -1602,13 +1606,13 @@ public final class MemoryManager implements AutoCloseable {
      *                 cache): a refusal reports them as requested, not as used, since they go back
      */
     private void reserveOrSpill(OwnerRecord requester, long bytes, String what, long taken) {
-        if (budget.tryReserve(bytes)) {
+        if (budget.tryReserveForManager(bytes)) {
             return;
         }
         // Quarantined pages come back through the caller's cache, so recycle them before draining caches.
         recycleQuarantinedOfEndedThreads();
         drainMagazines();
-        if (budget.tryReserve(bytes)) {
+        if (budget.tryReserveForManager(bytes)) {
             return;
         }
         int[] depth = spillDepth.get();
@@ -1662,7 +1666,7 @@ public final class MemoryManager implements AutoCloseable {
                     countSpill(event, requester, candidate, needed, freed);
                 }
                 asked.add(candidate.label + " (gave back " + ByteSize.format(freed) + ")");
-                if (budget.tryReserve(bytes)) {
+                if (budget.tryReserveForManager(bytes)) {
                     return;
                 }
             }
@@ -1869,7 +1873,7 @@ public final class MemoryManager implements AutoCloseable {
             }
             int drained = magazine.drainTo(freeSlots);
             if (drained > 0) {
-                budget.release((long) drained << pageShift);
+                budget.releaseForManager((long) drained << pageShift);
             }
             if (ended) {
                 allMagazines.remove(magazine);
