@@ -41,7 +41,9 @@ import java.util.function.ToLongFunction;
  * parent. If bytes were still reserved, that is a leak: it is reported (who holds how much) to the
  * leak reporter, which by default logs a warning through {@link System.Logger}. After close,
  * reserving throws {@link IllegalStateException}, and releasing is ignored because the bytes were
- * already returned.
+ * already returned. The budget of a {@link MemoryManager} ({@link MemoryManager#budget()}) is closed by
+ * closing its manager: closing it, or a budget above it, closes the manager, as
+ * {@link MemoryManager#close()} does.
  *
  * <pre>{@code
  * try (Budget process = Budget.root("process", ByteSize.parse("4g"));
@@ -242,9 +244,10 @@ public final class Budget implements AutoCloseable {
         children.add(child);
         if (closed) {
             // a close() that began before the add may have copied the children without this one, and returned
-            // its reservation upwards with everything else: left open, it would spend bytes nobody above counts
+            // its reservation upwards with everything else: left open, it would spend bytes nobody above counts.
+            // Closed as its owner would (a manager being built has nothing to close yet); it holds nothing
             children.remove(child);
-            child.close();
+            child.close(true);
             ensureOpen(); // throws
         }
         return child;
@@ -491,19 +494,30 @@ public final class Budget implements AutoCloseable {
      * that fails on leaks) gets its exception out of this method, after the budget and its children
      * are closed and their bytes returned all the same. Closing twice does nothing.
      *
+     * <p>A memory manager's budget ({@link MemoryManager#budget()}), whether closed itself or as a child of
+     * the budget being closed, closes its manager: {@link MemoryManager#close()} runs on this thread, revokes
+     * the pages (keeping those confined to other live threads until they end, as it says), reports the owners
+     * that still held memory to the manager's leak reporter, and closes the budget. A manager left open over a
+     * closed budget went on handing out nothing and releasing nothing, its pages still usable.
+     *
      * @throws RuntimeException what the leak reporter threw for this budget or one of its children (the
      *                          first; later ones are suppressed in it; an {@link Error}, or a checked exception
      *                          that a reporter in another language or with a "sneaky throw" threw, is rethrown
-     *                          as is)
+     *                          as is), or what the close of a memory manager under it threw
      */
     @Override
     public void close() {
+        if (manager != null) {
+            manager.close(); // which closes this budget, once the pages it counts are revoked
+            return;
+        }
         close(false);
     }
 
     /**
      * Closes as {@link #close()} does, but the bytes reserved through this budget itself are not reported:
-     * its owner accounts for them (a memory manager reports the owners of its pages itself). They go back
+     * its owner accounts for them (a memory manager reports the owners of its pages itself). The manager's
+     * own way to close its budget: {@link #close()} would close the manager. They go back
      * to the parent with everything else, in the same step that closes the count, so a release racing this
      * can neither over-release nor be lost: before the step it is counted, after it it does nothing.
      */

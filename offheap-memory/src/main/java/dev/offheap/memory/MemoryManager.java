@@ -58,7 +58,8 @@ import java.util.function.Consumer;
  * with {@link #releaseAll(Object)}. Released pages are pooled and handed out again. Memory an owner
  * needs outside pages is accounted with {@link #reserve(Object, long)}. All of it is counted in a
  * {@link Budget} (a child of the {@linkplain Builder#parentBudget(Budget) parent budget} if one is
- * given, which is charged the whole size when the manager is built).
+ * given, which is charged the whole size when the manager is built). Closing that budget, or any budget
+ * above it, closes the manager as {@link #close()} does: a manager never runs on a closed budget.
  *
  * <p>When a request cannot be met, the manager asks the owners that registered a
  * {@link SpillCallback}, largest user first, to give memory back, retries, and only then throws
@@ -273,28 +274,37 @@ public final class MemoryManager implements AutoCloseable {
         this.chunkShift = type == MemoryType.MAPPED ? shiftForAllPages : Math.min(shiftForAllPages, shiftForNativeChunk);
         this.chunkBytes = (long) pageSize << chunkShift;
         this.chunks = new Chunk[(int) ((totalPages + (1L << chunkShift) - 1) >>> chunkShift)];
-        // taken from the parent after the tables above: a build that ran out of heap for them charged it for good
-        this.budget = b.parentBudget != null ? b.parentBudget.childOfManager(this, name, total, total)
-                : Budget.rootOfManager(this, name, total, leakReporter);
-        try {
-            if (type == MemoryType.MAPPED) {
-                addChunk(mapFile(b.mappedFile, total));
-            } else if (type == MemoryType.NATIVE && b.preallocate) {
-                while (chunksAllocated < chunks.length) {
-                    addChunk(allocateNativeChunk());
+        // Built under the lock close() takes: once made, the budget is reachable from its parent, and closing the
+        // parent closes this manager (Budget.close), which waits here until there is a whole manager to close
+        synchronized (chunkGrowthLock) {
+            Budget made = null;
+            try {
+                // taken from the parent after the tables above: a build that ran out of heap for them charged it for good
+                made = b.parentBudget != null ? b.parentBudget.childOfManager(this, name, total, total)
+                        : Budget.rootOfManager(this, name, total, leakReporter);
+                if (type == MemoryType.MAPPED) {
+                    addChunk(mapFile(b.mappedFile, total));
+                } else if (type == MemoryType.NATIVE && b.preallocate) {
+                    while (chunksAllocated < chunks.length) {
+                        addChunk(allocateNativeChunk());
+                    }
+                } else if (type == MemoryType.HEAP) {
+                    for (int slot = totalPages - 1; slot >= 0; slot--) {
+                        freeSlots.push(slot);
+                    }
                 }
-            } else if (type == MemoryType.HEAP) {
-                for (int slot = totalPages - 1; slot >= 0; slot--) {
-                    freeSlots.push(slot);
+            } catch (RuntimeException | Error e) {
+                closed = true; // a close of the parent waiting for the lock finds nothing left to close
+                freeChunks();
+                if (made != null) {
+                    made.closeReturningDirect();
                 }
+                throw e;
             }
-        } catch (RuntimeException | Error e) {
-            freeChunks();
-            budget.close();
-            throw e;
+            this.budget = made;
+            this.mbeanName = b.registerMBean
+                    ? PlatformMBeans.register("MemoryManager", name, false, ManagementView::new) : null;
         }
-        this.mbeanName = b.registerMBean
-                ? PlatformMBeans.register("MemoryManager", name, false, ManagementView::new) : null;
     }
 
     /** @return a builder with the defaults: NATIVE memory, 32 KiB pages, CONFINED access, no size yet */
@@ -725,7 +735,8 @@ public final class MemoryManager implements AutoCloseable {
      * still holding bytes when the manager closes is reported as a leak. Its own count is the manager's alone:
      * {@link Budget#reserve}, {@link Budget#tryReserve} and {@link Budget#release} on it throw
      * {@link UnsupportedOperationException} (a release of bytes no page gave back would let it admit pages that
-     * do not exist); {@link #reserve(Object, long)} accounts memory outside pages.
+     * do not exist); {@link #reserve(Object, long)} accounts memory outside pages. Closing it, or a budget
+     * above it, closes the manager (see {@link #close()}).
      *
      * @return the manager's budget; the same object for the manager's life, thread-safe as every budget is
      */
@@ -800,7 +811,9 @@ public final class MemoryManager implements AutoCloseable {
      * here, so their memory is kept until those threads end; {@link #quarantinedPages()} and
      * {@link #usedBytes()} count those pages until then, and nothing else. Mapped memory is unmapped; the file stays.
      * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
-     * does nothing.
+     * does nothing. Closing the manager's {@linkplain #budget() budget}, or a budget above it (the
+     * {@linkplain Builder#parentBudget(Budget) parent budget}, say), runs this close on the thread that closes
+     * the budget, with everything it does: pages revoked or kept, owners reported, budget returned.
      *
      * @throws RuntimeException what the leak reporter threw, if it throws, as it is (an {@link Error}, or a
      *                          checked exception that a reporter written in another JVM language or with a
@@ -2685,7 +2698,9 @@ public final class MemoryManager implements AutoCloseable {
 
         /**
          * Draws the manager's memory from {@code parent}: the whole size is reserved there when the
-         * manager is built, and returned when it closes.
+         * manager is built, and returned when it closes. Closing {@code parent} while the manager is open
+         * closes the manager (see {@link MemoryManager#close()}); a build while it closes either fails with
+         * {@link IllegalStateException} or gives a manager that is closed.
          *
          * @param parent the parent budget, or null for a manager with a budget of its own
          * @return this builder
