@@ -71,9 +71,10 @@ import java.util.function.Consumer;
  *
  * <h2>Safety</h2>
  * Every page handed out is a {@link MemorySegment} with a scope of its own. Releasing the page, or
- * closing the manager, closes that scope: a segment the old owner kept throws
- * {@link IllegalStateException} on every access, so it can never read or write the bytes of the page's
- * next owner, and the JVM never crashes. Releasing a page twice is detected and never pools it twice;
+ * closing the manager, closes that scope wherever the JDK allows it (a CONFINED page of another live
+ * thread is the exception: see below): a segment the old owner kept throws
+ * {@link IllegalStateException} on every access. In every case it can never read or write the bytes of
+ * the page's next owner, and the JVM never crashes. Releasing a page twice is detected and never pools it twice;
  * a segment that is not a page of this manager is rejected. Two {@link PageAccess} modes trade
  * generality against the cost of that revocation:
  * <ul>
@@ -808,7 +809,9 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * Frees all memory. Pages still held are revoked first (their segments throw from now on) and
      * reported, owner by owner, as a leak; pages confined to another live thread cannot be revoked from
-     * here, so their memory is kept until those threads end; {@link #quarantinedPages()} and
+     * here (the JDK lets only a confined scope's own thread close it), so their segments keep working for
+     * that thread alone (any other gets {@link WrongThreadException}), and their memory, handed to no one,
+     * is kept until those threads end; {@link #quarantinedPages()} and
      * {@link #usedBytes()} count those pages until then, and nothing else. Mapped memory is unmapped; the file stays.
      * Later allocation throws {@link IllegalStateException}; later release does nothing. Closing twice
      * does nothing. Closing the manager's {@linkplain #budget() budget}, or a budget above it (the
