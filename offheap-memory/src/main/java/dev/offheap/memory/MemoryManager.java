@@ -294,6 +294,11 @@ public final class MemoryManager implements AutoCloseable {
                         freeSlots.push(slot);
                     }
                 }
+                this.budget = made; // before the bean: a JMX client may read it as soon as it is registered
+                // in the try: a bean that fails to register with an unchecked exception or an Error (checked ones
+                // are logged and skipped) must not keep the budget this build took from its parent
+                this.mbeanName = b.registerMBean
+                        ? PlatformMBeans.register("MemoryManager", name, false, ManagementView::new) : null;
             } catch (RuntimeException | Error e) {
                 closed = true; // a close of the parent waiting for the lock finds nothing left to close
                 freeChunks();
@@ -302,9 +307,6 @@ public final class MemoryManager implements AutoCloseable {
                 }
                 throw e;
             }
-            this.budget = made;
-            this.mbeanName = b.registerMBean
-                    ? PlatformMBeans.register("MemoryManager", name, false, ManagementView::new) : null;
         }
     }
 
