@@ -109,7 +109,13 @@ public final class CacheBuilder<K, V> {
         return this;
     }
 
-    /** @param listener told about every removal @return this builder */
+    /**
+     * @param listener told about every removal, after the cache's locks are released; what it throws is
+     *                 handled as {@link RemovalListener} says (an exception logged, an Error thrown to the
+     *                 caller once the call has done all its work)
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is null
+     */
     public CacheBuilder<K, V> removalListener(RemovalListener<? super K, ? super V> listener) {
         this.removalListener = Objects.requireNonNull(listener, "removalListener");
         return this;

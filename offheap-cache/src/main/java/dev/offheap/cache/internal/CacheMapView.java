@@ -275,6 +275,11 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         }
 
         @Override
+        public boolean removeIf(Predicate<? super K> filter) {
+            return cache.removeKeysIf(filter);
+        }
+
+        @Override
         public void clear() {
             cache.invalidateAll();
         }
@@ -397,14 +402,17 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
      * since, which the filter never saw.
      */
     private boolean removeEntriesIf(Predicate<? super Map.Entry<K, V>> filter) {
-        boolean removed = false;
-        for (Iterator<Map.Entry<K, V>> entries = new EntryIterator(); entries.hasNext(); ) {
-            Map.Entry<K, V> entry = entries.next();
-            if (filter.test(entry) && cache.remove(entry.getKey(), entry.getValue())) {
-                removed = true;
+        Iterator<Map.Entry<K, V>> entries = new EntryIterator();
+        return cache.bulk(errors -> {
+            boolean removed = false;
+            while (entries.hasNext()) {
+                Map.Entry<K, V> entry = entries.next();
+                if (filter.test(entry) && cache.remove(entry.getKey(), entry.getValue(), errors)) {
+                    removed = true;
+                }
             }
-        }
-        return removed;
+            return removed;
+        });
     }
 
     /** The cache's entry iterator, with entries whose {@code setValue} writes through. */

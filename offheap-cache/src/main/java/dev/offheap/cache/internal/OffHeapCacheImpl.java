@@ -14,6 +14,7 @@ import dev.offheap.cache.ValueTooLargeException;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.alloc.LargeRegions;
+import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.internal.WeakSchedule;
 
 import javax.management.ObjectName;
@@ -49,6 +50,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * The off-heap cache: {@code 2^n} {@link Shard}s chosen by the top bits of a key's hash, each with its own
@@ -547,28 +549,74 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void notifyListener(Removals removals) {
+        notifyListener(removals, null);
+    }
+
+    /**
+     * Tells the listener every removal, even after it threw: those entries are gone already, and nothing
+     * would tell them later. An exception it throws is logged; its first Error (or other throwable), the
+     * later ones suppressed in it, is thrown once all were told, or each is kept in {@code bulk}.
+     *
+     * @param bulk where an operation on many entries keeps the listener's failures until it has done all its
+     *             work ({@link ListenerErrors}); null to throw at once
+     */
+    private void notifyListener(Removals removals, ListenerErrors bulk) {
         if (listener == null) {
             return;
         }
-        // every removal is told, even after a listener's Error: those entries are gone already, and nothing
-        // would tell them later; the first Error is rethrown once all were told
-        Error error = null;
+        Throwable error = null;
         for (Object[] removal : removals.removed()) {
             try {
                 listener.onRemoval(key((byte[]) removal[0]), value((byte[]) removal[1]), (RemovalCause) removal[2]);
             } catch (Exception e) { // checked ones thrown undeclared too: logged, and the other removals still told
                 LOG.log(System.Logger.Level.WARNING, "removal listener of cache '" + name + "' threw", e);
-            } catch (Error e) {
-                if (error == null) {
-                    error = e;
-                } else if (error != e) {
-                    error.addSuppressed(e);
+            } catch (Throwable e) {
+                if (bulk != null) {
+                    bulk.add(e);
+                } else {
+                    error = Failures.firstOrSuppressed(error, e);
                 }
             }
         }
-        if (error != null) {
-            throw error;
+        Failures.throwIfAny(error);
+    }
+
+    /**
+     * The removal listener's Errors during an operation on many entries ({@link #bulk}), kept until the
+     * operation has done all its work. One operation's, on one thread.
+     */
+    static final class ListenerErrors {
+        private Throwable first;
+
+        private ListenerErrors() {
         }
+
+        void add(Throwable error) {
+            first = Failures.firstOrSuppressed(first, error);
+        }
+    }
+
+    /**
+     * Runs an operation on many entries (putAll, invalidateAll, cleanUp, getAll's loads, the map view's bulk
+     * methods), whose every removal tells the listener with {@code errors}: an Error the listener throws
+     * does not stop it midway (the rest neither removed nor told), it does all its work, and then the
+     * listener's first Error is thrown, the later ones suppressed in it, as an operation on one entry
+     * throws its listener's Error once every removal of the call was told. A failure of the operation itself
+     * (the cache closed, a value over the limit) is thrown with the listener's Errors suppressed in it.
+     */
+    <R> R bulk(Function<ListenerErrors, R> operation) {
+        ListenerErrors errors = new ListenerErrors();
+        R result;
+        try {
+            result = operation.apply(errors);
+        } catch (RuntimeException | Error e) {
+            if (errors.first != null && errors.first != e) {
+                e.addSuppressed(errors.first);
+            }
+            throw e;
+        }
+        Failures.throwIfAny(errors.first);
+        return result;
     }
 
     /**
@@ -642,10 +690,15 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     public void cleanUp() {
         checkOpen();
         checkNotInsideReader();
-        cleanUpShards(readClock());
+        long now = readClock();
+        bulk(errors -> {
+            cleanUpShards(now, errors);
+            return null;
+        });
     }
 
-    private void cleanUpShards(long now) {
+    /** @param errors where the listener's Errors are kept, so that one does not stop the pass midway */
+    private void cleanUpShards(long now, ListenerErrors errors) {
         Object pass = new Object();
         try {
             for (Shard shard : shards) {
@@ -666,7 +719,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                                 shard.unlockWrite(stamp);
                             }
                         } finally {
-                            notifyListener(removals);
+                            notifyListener(removals, errors);
                         }
                     } while (bucket >= 0);
                     passed = true;
@@ -700,7 +753,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * One write in 64 also cleans a random other segment (if its lock is free), so expired entries of
      * segments that see no writes leave too.
      */
-    private void sweepAnotherShard(long nowMillis) {
+    private void sweepAnotherShard(long nowMillis, ListenerErrors bulk) {
         if (nowMillis == Long.MIN_VALUE || shards.length == 1) {
             return;
         }
@@ -714,7 +767,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (IllegalStateException e) {
             throw translate(e);
         }
-        notifyListener(removals);
+        notifyListener(removals, bulk);
     }
 
     /**
@@ -899,7 +952,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 throw failure;
             }
             stats.loadSuccess(System.nanoTime() - start);
-            write(key, loaded, 0, mine);
+            write(key, loaded, 0, mine, null);
             mine.result.complete(loaded);
             return new Loaded<>(loaded, true);
         } catch (Throwable e) {
@@ -1124,13 +1177,21 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (absent.isEmpty()) {
             return result;
         }
-        loadAbsent(absent, result);
+        bulk(errors -> {
+            loadAbsent(absent, result, errors);
+            return null;
+        });
         result.values().removeIf(Objects::isNull); // the keys that got no value
         return result;
     }
 
-    /** getAll's loads of the keys it did not find, into {@code result}. */
-    private void loadAbsent(Set<K> absent, Map<K, V> result) {
+    /**
+     * getAll's loads of the keys it did not find, into {@code result}.
+     *
+     * @param errors where the listener's Errors of the loads' writes are kept, so that one does not stop the
+     *               storing of the other values
+     */
+    private void loadAbsent(Set<K> absent, Map<K, V> result, ListenerErrors errors) {
         // One load per key at a time, as get(key) keeps it: the keys another thread is loading are waited
         // for, only the others go to loadAll. Not inside a reader (see loadOnce).
         checkNotInsideReader();
@@ -1161,7 +1222,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             LockHolds holds = LockHolds.current();
             holds.startLoad();
             try {
-                loadAllOf(mine, ids, result);
+                loadAllOf(mine, ids, result, errors);
             } finally {
                 holds.endLoad();
             }
@@ -1205,7 +1266,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * gives and completes each key's load (null for a key it left out). A key that another thread stored
      * since the lookup is taken as it is.
      */
-    private void loadAllOf(Map<K, Load<V>> mine, Map<K, KeyBytes> ids, Map<K, V> result) {
+    private void loadAllOf(Map<K, Load<V>> mine, Map<K, KeyBytes> ids, Map<K, V> result, ListenerErrors errors) {
         Set<K> toLoad = new LinkedHashSet<>();
         for (Map.Entry<K, Load<V>> registered : mine.entrySet()) {
             byte[] k = ids.get(registered.getKey()).bytes();
@@ -1254,14 +1315,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         for (K key : toLoad) {
             V value = values.get(key);
             if (value != null) {
-                write(key, value, 0, mine.get(key));
+                write(key, value, 0, mine.get(key), errors);
                 result.put(key, value);
             }
             finish(mine.get(key), ids.get(key), value);
         }
         // keys nobody asked for are cached too (as in Caffeine), as puts, but not returned
         for (Map.Entry<K, V> extra : extras.entrySet()) {
-            write(extra.getKey(), extra.getValue(), 0, null);
+            write(extra.getKey(), extra.getValue(), 0, null, errors);
         }
     }
 
@@ -1406,7 +1467,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void put(K key, V value) {
-        write(key, value, 0, null);
+        write(key, value, 0, null, null);
     }
 
     @Override
@@ -1416,21 +1477,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new IllegalArgumentException("timeToLive must be positive, got " + timeToLive);
         }
         ttlUsed = true;
-        write(key, value, millisCeil(timeToLive), null);
+        write(key, value, millisCeil(timeToLive), null, null);
     }
 
-    /** @param storing the load whose value this is, or null for a put (see {@link Load#superseded}) */
-    private void write(K key, V value, long timeToLiveMillis, Load<V> storing) {
+    /**
+     * @param storing the load whose value this is, or null for a put (see {@link Load#superseded})
+     * @param bulk    where a bulk operation keeps the listener's Errors, or null to throw them
+     */
+    private void write(K key, V value, long timeToLiveMillis, Load<V> storing, ListenerErrors bulk) {
         byte[] k = keyBytes(key);
         Objects.requireNonNull(value, "value");
         if (byteArrayValues) {
-            write(k, valueSegment(value, k), timeToLiveMillis, storing);
+            write(k, valueSegment(value, k), timeToLiveMillis, storing, bulk);
             return;
         }
         int size = declaredSize(valueSerializer, value, "value");
         if (size <= HEAP_STAGING_LIMIT) {
             write(k, checkedEntrySize(k, MemorySegment.ofArray(serialize(valueSerializer, value, size, "value"))),
-                    timeToLiveMillis, storing);
+                    timeToLiveMillis, storing, bulk);
             return;
         }
         checkedEntrySize(k, size);
@@ -1452,7 +1516,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             // zeros, never a previous value's bytes
             MemorySegment bytes = reuse ? reusable.slice(size, call).fill((byte) 0) : call.allocate(size);
             writeChecked(valueSerializer, value, bytes, "value");
-            write(k, bytes, timeToLiveMillis, storing);
+            write(k, bytes, timeToLiveMillis, storing, bulk);
         } finally {
             if (reuse) {
                 reusable.inUse = false;
@@ -1505,7 +1569,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     /** Stores serialized bytes under a serialized key; the bytes are copied into the key's shard. */
-    private void write(byte[] k, MemorySegment v, long timeToLiveMillis, Load<V> storing) {
+    private void write(byte[] k, MemorySegment v, long timeToLiveMillis, Load<V> storing, ListenerErrors bulk) {
         checkOpen();
         checkNotInsideReader();
         if (timeToLiveMillis > 0) {
@@ -1545,18 +1609,21 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw translate(e);
         } finally {
             // also when the write failed (an entry over the limit): what it expired or evicted is gone
-            notifyListener(removals);
+            notifyListener(removals, bulk);
         }
-        sweepAnotherShard(removals.nowMillis);
+        sweepAnotherShard(removals.nowMillis, bulk);
     }
 
     @Override
     public void putAll(Map<? extends K, ? extends V> map) {
         Objects.requireNonNull(map, "map");
         checkOpen(); // an empty map never reaches a put's check
-        for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
-            put(entry.getKey(), entry.getValue());
-        }
+        bulk(errors -> {
+            for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
+                write(entry.getKey(), entry.getValue(), 0, null, errors);
+            }
+            return null;
+        });
     }
 
     /**
@@ -1569,10 +1636,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private byte[] update(K key, Update update) {
-        return update(keyBytes(key), update);
+        return update(keyBytes(key), update, null);
     }
 
-    private byte[] update(byte[] k, Update update) {
+    /** @param bulk where a bulk operation keeps the listener's Errors, or null to throw them */
+    private byte[] update(byte[] k, Update update, ListenerErrors bulk) {
         checkOpen();
         checkNotInsideReader();
         long hash = Hashing.hash(k);
@@ -1593,9 +1661,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw translate(e);
         } finally {
             // also when the update threw (a compute function, a serializer): what it expired is gone
-            notifyListener(removals);
+            notifyListener(removals, bulk);
         }
-        sweepAnotherShard(removals.nowMillis);
+        sweepAnotherShard(removals.nowMillis, bulk);
         return result;
     }
 
@@ -1645,23 +1713,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         byte[] k = keyBytes(key);
         byte[] expected = valueBytes(oldValue, "oldValue");
         MemorySegment v = valueSegment(Objects.requireNonNull(newValue, "newValue"), k);
-        return replaceBytes(k, expected, v, true);
+        return replaceBytes(k, expected, v, true, null);
     }
 
     /**
      * Stores {@code v} if the key's live value has the bytes {@code expected} (null matches nothing).
      *
      * @param told whether the value replaced is told to the removal listener as REPLACED
+     * @param bulk where a bulk operation keeps the listener's Errors, or null to throw them
      * @return whether it was stored
      */
-    private boolean replaceBytes(byte[] k, byte[] expected, MemorySegment v, boolean told) {
+    private boolean replaceBytes(byte[] k, byte[] expected, MemorySegment v, boolean told, ListenerErrors bulk) {
         return update(k, (shard, entry, removals, hash, kb, now) -> {
             if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
             rewriteLocked(shard, entry, hash, kb, v, deadlines(now, 0), told, removals);
             return expected;
-        }) != null;
+        }, bulk) != null;
     }
 
     /**
@@ -1679,6 +1748,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
         Objects.requireNonNull(function, "function");
         checkOpen();
+        bulk(errors -> {
+            replaceAll(function, errors);
+            return null;
+        });
+    }
+
+    private void replaceAll(BiFunction<? super K, ? super V, ? extends V> function, ListenerErrors errors) {
         KeyCursor cursor = new KeyCursor();
         while (cursor.hasNext()) {
             byte[] k = cursor.next();
@@ -1700,11 +1776,35 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                         MemorySegment.ofArray(expected), 0, expected.length) < 0) {
                     break;
                 }
-                if (replaceBytes(k, expected, v, !kept)) {
+                if (replaceBytes(k, expected, v, !kept, errors)) {
                     break;
                 }
             }
         }
+    }
+
+    /**
+     * The map view's {@code keySet().removeIf}: removes each key the filter accepts, whatever its value by
+     * then, as the iterator's {@code remove()} does, and all of them whatever the listener throws
+     * ({@link #bulk}). The filter runs with no lock of the cache held.
+     *
+     * @return whether the filter accepted a key
+     */
+    boolean removeKeysIf(Predicate<? super K> filter) {
+        Objects.requireNonNull(filter, "filter");
+        checkOpen();
+        return bulk(errors -> {
+            boolean removed = false;
+            KeyCursor cursor = new KeyCursor();
+            while (cursor.hasNext()) {
+                byte[] k = cursor.next();
+                if (filter.test(key(k))) {
+                    invalidateBytes(k, errors);
+                    removed = true;
+                }
+            }
+            return removed;
+        });
     }
 
     /**
@@ -1726,7 +1826,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         while (cursor.hasNext()) {
             byte[] k = cursor.next();
             byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
-            if (seen != null && Arrays.equals(seen, expected) && (!remove || removeBytes(k, expected))) {
+            if (seen != null && Arrays.equals(seen, expected) && (!remove || removeBytes(k, expected, null))) {
                 return true;
             }
         }
@@ -1851,18 +1951,31 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public boolean remove(K key, V value) {
-        return removeBytes(keyBytes(key), valueBytes(value, "value"));
+        return removeBytes(keyBytes(key), valueBytes(value, "value"), null);
     }
 
-    /** Removes the key's entry if its live value has the bytes {@code expected} (null matches nothing). */
-    private boolean removeBytes(byte[] key, byte[] expected) {
+    /**
+     * {@link #remove(Object, Object)} in one of the map view's bulk operations ({@link #bulk}).
+     *
+     * @param bulk where the listener's Errors are kept
+     */
+    boolean remove(K key, V value, ListenerErrors bulk) {
+        return removeBytes(keyBytes(key), valueBytes(value, "value"), bulk);
+    }
+
+    /**
+     * Removes the key's entry if its live value has the bytes {@code expected} (null matches nothing).
+     *
+     * @param bulk where a bulk operation keeps the listener's Errors, or null to throw them
+     */
+    private boolean removeBytes(byte[] key, byte[] expected, ListenerErrors bulk) {
         return update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry == 0 || expected == null || !shard.valueEqualsLocked(entry, expected)) {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
             return expected;
-        }) != null;
+        }, bulk) != null;
     }
 
     @Override
@@ -1875,7 +1988,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         });
     }
 
-    private void invalidateBytes(byte[] k) {
+    /** @param bulk where a bulk operation keeps the listener's Errors, or null to throw them */
+    private void invalidateBytes(byte[] k, ListenerErrors bulk) {
         checkNotInsideReader();
         long hash = Hashing.hash(k);
         Shard shard = shard(hash);
@@ -1895,7 +2009,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         } catch (IllegalStateException e) {
             throw translate(e);
         } finally {
-            notifyListener(removals);
+            notifyListener(removals, bulk);
         }
     }
 
@@ -1908,22 +2022,25 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         for (Load<V> running : loads.values()) {
             running.superseded = true;
         }
-        for (Shard shard : shards) {
-            // with the clock: an entry whose time ran out is reported EXPIRED, as a read would have found it
-            Removals removals = removals(now);
-            try {
-                long stamp = shard.lockWrite();
+        bulk(errors -> {
+            for (Shard shard : shards) {
+                // with the clock: an entry whose time ran out is reported EXPIRED, as a read would have found it
+                Removals removals = removals(now);
                 try {
-                    shard.clearLocked(removals);
+                    long stamp = shard.lockWrite();
+                    try {
+                        shard.clearLocked(removals);
+                    } finally {
+                        shard.unlockWrite(stamp);
+                    }
+                } catch (IllegalStateException e) {
+                    throw translate(e);
                 } finally {
-                    shard.unlockWrite(stamp);
+                    notifyListener(removals, errors);
                 }
-            } catch (IllegalStateException e) {
-                throw translate(e);
-            } finally {
-                notifyListener(removals);
             }
-        }
+            return null;
+        });
     }
 
     // ------------------------------------------------------------------ inspection
@@ -2052,7 +2169,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     throw new IllegalStateException("remove() without a preceding next()");
                 }
                 checkOpen();
-                invalidateBytes(lastReturnedKey);
+                invalidateBytes(lastReturnedKey, null);
                 lastReturnedKey = null;
             }
         };
@@ -2094,7 +2211,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 throw new IllegalStateException("remove() without a preceding next()");
             }
             checkOpen();
-            invalidateBytes(last);
+            invalidateBytes(last, null);
             last = null;
         }
     }
