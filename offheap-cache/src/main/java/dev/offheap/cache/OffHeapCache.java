@@ -286,6 +286,15 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * untold, as by {@link #compute}), a new object is stored and told REPLACED as a {@code replace} would
      * be, and a key written meanwhile has the function run again on its new value. An argument of a type the serializers do not take gets {@link ClassCastException}.
      *
+     * <p>The views' {@code removeAll} and {@code retainAll} compare the argument's elements by their
+     * serialized bytes too, whatever the sizes of the view and of the argument (a {@code byte[]} key or value
+     * matches an array of the same contents, where Java's own methods compare arrays by identity): the keys'
+     * and the entries' {@code removeAll} remove the entry of each element (an entry only while it has the
+     * element's value), the values' {@code removeAll} every entry whose value is one of the elements, and
+     * {@code retainAll} every entry whose key (value; key and value) is none of them, reading the entries as
+     * {@link #entries()} does. An element of a type the serializers do not take, or null, matches nothing
+     * (no {@link ClassCastException}). They return whether they removed an entry.
+     *
      * <p>Thread-safe. Using the map after {@link #close()} throws {@link IllegalStateException}.
      *
      * @return the map view; the same object on every call

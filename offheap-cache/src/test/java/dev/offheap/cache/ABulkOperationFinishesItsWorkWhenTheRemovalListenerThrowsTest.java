@@ -194,6 +194,28 @@ class ABulkOperationFinishesItsWorkWhenTheRemovalListenerThrowsTest {
     }
 
     @Test
+    void theViewsRemoveAllAndRetainAllRemoveEveryEntryTheyMatch() {
+        List<Consumer<Map<String, String>>> removals = List.of(
+                map -> map.keySet().removeAll(List.of(keys())),
+                map -> map.keySet().retainAll(List.of()),
+                map -> map.values().removeAll(new ArrayList<>(map.values())),
+                map -> map.values().retainAll(List.of()),
+                map -> map.entrySet().removeAll(new ArrayList<>(map.entrySet())),
+                map -> map.entrySet().retainAll(List.of()));
+        for (Consumer<Map<String, String>> removal : removals) {
+            told.clear();
+            try (OffHeapCache<String, String> cache = cache(b -> { })) {
+                fill(cache);
+
+                assertThatThrownBy(() -> removal.accept(cache.asMap())).isInstanceOf(ListenerFailure.class);
+
+                assertThat(cache.size()).isZero();
+                assertThat(told).extracting(Removal::key).containsExactlyInAnyOrder(keys());
+            }
+        }
+    }
+
+    @Test
     void aListenerThatThrowsAnExceptionIsLoggedAndTheOperationGoesOnWithoutThrowing() {
         AtomicLong calls = new AtomicLong();
         try (OffHeapCache<String, String> cache = OffHeapCache.builder(Serializer.strings(), Serializer.strings())

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * <p>What differs from an on-heap map: keys are equal when their serialized bytes are, and so are values
  * wherever the map compares them ({@code remove(key, value)}, {@code replace(key, old, new)},
  * {@code containsValue}, the values' {@code contains} and {@code remove}, the entry set's {@code contains}
- * and {@code remove}); every value read is a fresh copy;
+ * and {@code remove}, and the views' {@code removeAll} and {@code retainAll}); every value read is a fresh copy;
  * entries may leave at any time through eviction or expiry; {@link #size()} is the cache's entry count,
  * capped at {@link Integer#MAX_VALUE}, and {@link #isEmpty()} agrees with it (both may count expired
  * entries not yet removed, as {@link OffHeapCache#size()} says). Iterators and the views' iterators are weakly consistent, as the
@@ -280,6 +280,16 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         }
 
         @Override
+        public boolean removeAll(Collection<?> keys) {
+            return cache.removeKeys(keys);
+        }
+
+        @Override
+        public boolean retainAll(Collection<?> keys) {
+            return cache.retainKeys(keys);
+        }
+
+        @Override
         public void clear() {
             cache.invalidateAll();
         }
@@ -340,6 +350,17 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
             return removeEntriesIf(entry -> filter.test(entry.getValue()));
         }
 
+        /** Removes every entry whose value is one of the elements, not one entry per element. */
+        @Override
+        public boolean removeAll(Collection<?> values) {
+            return cache.removeValues(values, false);
+        }
+
+        @Override
+        public boolean retainAll(Collection<?> values) {
+            return cache.removeValues(values, true);
+        }
+
         @Override
         public void clear() {
             cache.invalidateAll();
@@ -387,6 +408,16 @@ final class CacheMapView<K, V> extends AbstractMap<K, V> implements ConcurrentMa
         public boolean removeIf(Predicate<? super Map.Entry<K, V>> filter) {
             Objects.requireNonNull(filter, "filter");
             return removeEntriesIf(filter);
+        }
+
+        @Override
+        public boolean removeAll(Collection<?> entries) {
+            return cache.removeEntries(entries);
+        }
+
+        @Override
+        public boolean retainAll(Collection<?> entries) {
+            return cache.retainEntries(entries);
         }
 
         @Override

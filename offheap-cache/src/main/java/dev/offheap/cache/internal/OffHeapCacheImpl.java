@@ -29,8 +29,10 @@ import java.time.Duration;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -125,7 +127,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** The arena, reservations and MBean, released by close() or, for a cache never closed, by a cleaner. */
     private final NativeResources resources;
     private final Cleaner.Cleanable release;
-    private final ConcurrentHashMap<KeyBytes, Load<V>> loads = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Bytes, Load<V>> loads = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** The number of the first shard; the others follow it ({@link LockHolds#reserveIds}). */
     private final long firstShardId;
@@ -144,10 +146,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** The scheduled {@link #cleanUp()} runs, or null; cancelled by close. */
     private volatile ScheduledFuture<?> cleanUpRuns;
 
-    private record KeyBytes(byte[] bytes) {
+    /** Serialized bytes, a key's or a value's, equal when their contents are (as the cache compares them). */
+    private record Bytes(byte[] bytes) {
         @Override
         public boolean equals(Object other) {
-            return other instanceof KeyBytes k && Arrays.equals(bytes, k.bytes);
+            return other instanceof Bytes k && Arrays.equals(bytes, k.bytes);
         }
 
         @Override
@@ -885,7 +888,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      */
     private void supersedeLoadOf(byte[] k, Load<V> own) {
         if (!loads.isEmpty()) {
-            Load<V> running = loads.get(new KeyBytes(k));
+            Load<V> running = loads.get(new Bytes(k));
             if (running != null && running != own) {
                 running.superseded = true;
             }
@@ -903,7 +906,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         // a load ends in a write, and waiting for another thread's load inside a reader could wait for that
         // thread's write, which waits for the reader's lock: refused there, as writes are
         checkNotInsideReader();
-        KeyBytes id = new KeyBytes(k);
+        Bytes id = new Bytes(k);
         Load<V> mine = new Load<>(Thread.currentThread(), new CompletableFuture<>(), !readsInPlace);
         Load<V> running;
         while ((running = loads.putIfAbsent(id, mine)) != null) {
@@ -1197,14 +1200,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkNotInsideReader();
         Map<K, Load<V>> mine = new LinkedHashMap<>();
         Map<K, Load<V>> others = new LinkedHashMap<>();
-        Map<K, KeyBytes> ids = new HashMap<>();
+        Map<K, Bytes> ids = new HashMap<>();
         // keys with the same bytes as an earlier key of the call (byte[] keys, or keys whose equals is finer
         // than their bytes): one cache key, loaded once; waiting for this call's own load of it would fail
-        Map<KeyBytes, K> firstOf = new HashMap<>();
+        Map<Bytes, K> firstOf = new HashMap<>();
         Map<K, K> sameBytesAs = new LinkedHashMap<>();
         try {
             for (K key : absent) {
-                KeyBytes id = new KeyBytes(keyBytes(key));
+                Bytes id = new Bytes(keyBytes(key));
                 K first = firstOf.putIfAbsent(id, key);
                 if (first != null) {
                     sameBytesAs.put(key, first);
@@ -1255,7 +1258,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             throw e;
         } finally {
-            for (Map.Entry<K, KeyBytes> id : ids.entrySet()) {
+            for (Map.Entry<K, Bytes> id : ids.entrySet()) {
                 loads.remove(id.getValue(), mine.get(id.getKey()));
             }
         }
@@ -1266,7 +1269,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * gives and completes each key's load (null for a key it left out). A key that another thread stored
      * since the lookup is taken as it is.
      */
-    private void loadAllOf(Map<K, Load<V>> mine, Map<K, KeyBytes> ids, Map<K, V> result, ListenerErrors errors) {
+    private void loadAllOf(Map<K, Load<V>> mine, Map<K, Bytes> ids, Map<K, V> result, ListenerErrors errors) {
         Set<K> toLoad = new LinkedHashSet<>();
         for (Map.Entry<K, Load<V>> registered : mine.entrySet()) {
             byte[] k = ids.get(registered.getKey()).bytes();
@@ -1332,8 +1335,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * anew, as for {@code byte[]} keys, whose equals is identity: their values were dropped, every key
      * reported absent and nothing cached); the rest, keys that were not asked for, are returned.
      */
-    private Map<K, V> matchByBytes(Map<? super K, V> loaded, Set<K> toLoad, Map<K, KeyBytes> ids, Map<K, V> values) {
-        Map<KeyBytes, K> asked = new HashMap<>();
+    private Map<K, V> matchByBytes(Map<? super K, V> loaded, Set<K> toLoad, Map<K, Bytes> ids, Map<K, V> values) {
+        Map<Bytes, K> asked = new HashMap<>();
         for (K key : toLoad) {
             asked.put(ids.get(key), key);
         }
@@ -1344,7 +1347,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             @SuppressWarnings("unchecked")
             K key = (K) entry.getKey();
-            K askedKey = asked.get(new KeyBytes(keyBytes(key)));
+            K askedKey = asked.get(new Bytes(keyBytes(key)));
             if (askedKey == null) {
                 extras.put(key, entry.getValue());
             } else {
@@ -1360,7 +1363,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * load's value (one an invalidate since has removed) or, for a key loadAll left out, find it again and
      * again.
      */
-    private void finish(Load<V> load, KeyBytes id, V value) {
+    private void finish(Load<V> load, Bytes id, V value) {
         load.result.complete(value);
         loads.remove(id, load);
     }
@@ -1831,6 +1834,164 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
         }
         return false;
+    }
+
+    // The map view's removeAll and retainAll compare the argument's elements by their serialized bytes, as
+    // its remove(o) and contains(o) do: Java's defaults compared byte[] keys and values by identity (a copy
+    // read from the cache never equals an argument's array), and AbstractSet.removeAll chose which side to
+    // iterate, remove(o) or the argument's contains(o), by the sizes. An element of a type the serializer
+    // does not take, or null, matches nothing. Entries are read as an iteration reads them (no access, no
+    // hit or miss); each removal is told to the listener, all of them whatever it throws (bulk).
+
+    /** The keys' {@code removeAll}: removes the key of each element. */
+    boolean removeKeys(Collection<?> keys) {
+        Objects.requireNonNull(keys, "collection");
+        checkOpen();
+        return bulk(errors -> {
+            boolean removed = false;
+            for (Object key : keys) {
+                byte[] k = bytesOrNull(key, true);
+                if (k != null && removeKey(k, errors)) {
+                    removed = true;
+                }
+            }
+            return removed;
+        });
+    }
+
+    /** The keys' {@code retainAll}: removes each entry whose key is none of the elements. */
+    boolean retainKeys(Collection<?> keys) {
+        Objects.requireNonNull(keys, "collection");
+        checkOpen();
+        Set<Bytes> kept = new HashSet<>();
+        for (Object key : keys) {
+            byte[] k = bytesOrNull(key, true);
+            if (k != null) {
+                kept.add(new Bytes(k));
+            }
+        }
+        return bulk(errors -> {
+            boolean removed = false;
+            KeyCursor cursor = new KeyCursor();
+            while (cursor.hasNext()) {
+                byte[] k = cursor.next();
+                if (!kept.contains(new Bytes(k)) && removeKey(k, errors)) {
+                    removed = true;
+                }
+            }
+            return removed;
+        });
+    }
+
+    /**
+     * The values' {@code removeAll} and {@code retainAll}: removes each entry whose value is (or, to retain,
+     * is not) one of the elements, while it still has that value.
+     */
+    boolean removeValues(Collection<?> values, boolean retain) {
+        Objects.requireNonNull(values, "collection");
+        checkOpen();
+        Set<Bytes> given = new HashSet<>();
+        for (Object value : values) {
+            byte[] v = bytesOrNull(value, false);
+            if (v != null) {
+                given.add(new Bytes(v));
+            }
+        }
+        return bulk(errors -> {
+            boolean removed = false;
+            KeyCursor cursor = new KeyCursor();
+            while (cursor.hasNext()) {
+                byte[] k = cursor.next();
+                byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
+                if (seen != null && given.contains(new Bytes(seen)) != retain && removeBytes(k, seen, errors)) {
+                    removed = true;
+                }
+            }
+            return removed;
+        });
+    }
+
+    /** The entries' {@code removeAll}: removes the entry of each element's key while it has the element's value. */
+    boolean removeEntries(Collection<?> entries) {
+        Objects.requireNonNull(entries, "collection");
+        checkOpen();
+        return bulk(errors -> {
+            boolean removed = false;
+            for (Object element : entries) {
+                if (element instanceof Map.Entry<?, ?> entry) {
+                    byte[] k = bytesOrNull(entry.getKey(), true);
+                    byte[] v = k == null ? null : bytesOrNull(entry.getValue(), false);
+                    if (v != null && removeBytes(k, v, errors)) {
+                        removed = true;
+                    }
+                }
+            }
+            return removed;
+        });
+    }
+
+    /** The entries' {@code retainAll}: removes each entry whose key and value are none of the elements'. */
+    boolean retainEntries(Collection<?> entries) {
+        Objects.requireNonNull(entries, "collection");
+        checkOpen();
+        Map<Bytes, Set<Bytes>> kept = new HashMap<>();
+        for (Object element : entries) {
+            if (element instanceof Map.Entry<?, ?> entry) {
+                byte[] k = bytesOrNull(entry.getKey(), true);
+                byte[] v = k == null ? null : bytesOrNull(entry.getValue(), false);
+                if (v != null) {
+                    kept.computeIfAbsent(new Bytes(k), key -> new HashSet<>()).add(new Bytes(v));
+                }
+            }
+        }
+        return bulk(errors -> {
+            boolean removed = false;
+            KeyCursor cursor = new KeyCursor();
+            while (cursor.hasNext()) {
+                byte[] k = cursor.next();
+                byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
+                if (seen == null) {
+                    continue;
+                }
+                Set<Bytes> values = kept.get(new Bytes(k));
+                if ((values == null || !values.contains(new Bytes(seen))) && removeBytes(k, seen, errors)) {
+                    removed = true;
+                }
+            }
+            return removed;
+        });
+    }
+
+    /**
+     * @param key whether {@code element} is a key (else a value)
+     * @return the element's serialized bytes; null for one that matches no entry: null, of a type the
+     *         serializer does not take, or a value over the entry limit
+     */
+    private byte[] bytesOrNull(Object element, boolean key) {
+        if (element == null) {
+            return null;
+        }
+        try {
+            return key ? keyBytes(cast(element)) : valueBytes(cast(element), "value");
+        } catch (ClassCastException wrongType) {
+            return null;
+        } catch (SerializationException e) {
+            if (e.getCause() instanceof ClassCastException) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /** Removes the key's live entry, if it has one; told EXPLICIT. */
+    private boolean removeKey(byte[] k, ListenerErrors bulk) {
+        return update(k, (shard, entry, removals, hash, kb, now) -> {
+            if (entry == 0) {
+                return null;
+            }
+            shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+            return kb;
+        }, bulk) != null;
     }
 
     /**
