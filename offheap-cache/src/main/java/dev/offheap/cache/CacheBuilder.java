@@ -168,7 +168,8 @@ public final class CacheBuilder<K, V> {
      * Has the cache run {@link OffHeapCache#cleanUp()} every {@code interval}, so that the memory of
      * expired entries comes back even when no writes come (default: never; expired entries then leave
      * with writes, evictions and sweeps, see {@link OffHeapCache#cleanUp()}). The runs happen on one
-     * daemon thread that all caches share, and stop when the cache is closed.
+     * daemon thread that all caches share, and stop when the cache is closed; an Error the removal listener
+     * throws during a run is logged and the runs go on.
      *
      * @param interval the time between the end of one run and the start of the next; positive
      * @return this builder

@@ -10,7 +10,9 @@ package dev.offheap.cache;
  * {@link OffHeapCache#invalidateAll()}, {@link OffHeapCache#cleanUp()}, {@link OffHeapCache#putAll},
  * {@link OffHeapCache#getAll} or the bulk methods of {@link OffHeapCache#asMap()}, removes and stores all its
  * entries), and then throws the listener's first Error to its caller, the later ones suppressed in it. A
- * call that fails for a reason of its own throws that failure, the listener's Errors suppressed in it.
+ * call that fails for a reason of its own throws that failure, the listener's Errors suppressed in it. A
+ * {@linkplain CacheBuilder#cleanUpInterval scheduled clean-up}, which has no caller, logs them and its
+ * schedule goes on.
  *
  * @param <K> key type
  * @param <V> value type
