@@ -601,7 +601,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /**
      * Runs an operation on many entries (putAll, invalidateAll, cleanUp, getAll's loads, the map view's bulk
-     * methods), whose every removal tells the listener with {@code errors}: an Error the listener throws
+     * methods), or one that has more to do after its write (a load completing its waiters' result), whose
+     * every removal tells the listener with {@code errors}: an Error the listener throws
      * does not stop it midway (the rest neither removed nor told), it does all its work, and then the
      * listener's first Error is thrown, the later ones suppressed in it, as an operation on one entry
      * throws its listener's Error once every removal of the call was told. A failure of the operation itself
@@ -975,8 +976,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 throw failure;
             }
             stats.loadSuccess(System.nanoTime() - start);
-            write(key, loaded, 0, mine, null);
-            mine.result.complete(loaded);
+            bulk(errors -> {
+                write(key, loaded, 0, mine, errors);
+                // stored: the load's result for the callers that wait for it, whatever the listener threw
+                // about what the write removed (its Error is this caller's, as any write's)
+                mine.result.complete(loaded);
+                return null;
+            });
             return new Loaded<>(loaded, true);
         } catch (Throwable e) {
             // anything, a checked exception a serializer throws undeclared too: a load left unfinished here is
