@@ -1784,16 +1784,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private void replaceAll(BiFunction<? super K, ? super V, ? extends V> function, ListenerErrors errors) {
-        KeyCursor cursor = new KeyCursor();
-        while (cursor.hasNext()) {
-            byte[] k = cursor.next();
-            long hash = Hashing.hash(k);
-            K key = null;
-            byte[] seen;
-            while ((seen = lookupBytes(k, hash, false, false)) != null) {
-                if (key == null) {
-                    key = key(k);
-                }
+        EntryCursor entries = new EntryCursor();
+        while (entries.next()) {
+            byte[] k = entries.key;
+            K key = key(k);
+            for (byte[] seen = entries.value; seen != null; seen = quietValue(k)) {
                 // a byte[] value is the array read itself: keep what it was, the function may change it
                 byte[] expected = byteArrayValues ? seen.clone() : seen;
                 V given = value(seen);
@@ -1851,11 +1846,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (expected == null) {
             return false;
         }
-        KeyCursor cursor = new KeyCursor();
-        while (cursor.hasNext()) {
-            byte[] k = cursor.next();
-            byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
-            if (seen != null && Arrays.equals(seen, expected) && (!remove || removeBytes(k, expected, null))) {
+        EntryCursor entries = new EntryCursor();
+        while (entries.next()) {
+            if (Arrays.equals(entries.value, expected) && (!remove || removeBytes(entries.key, expected, null))) {
                 return true;
             }
         }
@@ -1925,11 +1918,10 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         return bulk(errors -> {
             boolean removed = false;
-            KeyCursor cursor = new KeyCursor();
-            while (cursor.hasNext()) {
-                byte[] k = cursor.next();
-                byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
-                if (seen != null && given.contains(new Bytes(seen)) != retain && removeBytes(k, seen, errors)) {
+            EntryCursor entries = new EntryCursor();
+            while (entries.next()) {
+                if (given.contains(new Bytes(entries.value)) != retain
+                        && removeBytes(entries.key, entries.value, errors)) {
                     removed = true;
                 }
             }
@@ -1972,15 +1964,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         return bulk(errors -> {
             boolean removed = false;
-            KeyCursor cursor = new KeyCursor();
-            while (cursor.hasNext()) {
-                byte[] k = cursor.next();
-                byte[] seen = lookupBytes(k, Hashing.hash(k), false, false);
-                if (seen == null) {
-                    continue;
-                }
-                Set<Bytes> values = kept.get(new Bytes(k));
-                if ((values == null || !values.contains(new Bytes(seen))) && removeBytes(k, seen, errors)) {
+            EntryCursor present = new EntryCursor();
+            while (present.next()) {
+                Set<Bytes> values = kept.get(new Bytes(present.key));
+                if ((values == null || !values.contains(new Bytes(present.value)))
+                        && removeBytes(present.key, present.value, errors)) {
                     removed = true;
                 }
             }
@@ -2313,7 +2301,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public Iterator<Map.Entry<K, V>> entries() {
         checkOpen();
-        KeyCursor cursor = new KeyCursor();
+        EntryCursor entries = new EntryCursor();
         return new Iterator<>() {
             private Map.Entry<K, V> next;
             private byte[] nextKey;
@@ -2325,15 +2313,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 // also with an entry looked ahead: after close, next() handed out that entry (read before the
                 // close) instead of throwing, where keys() and every other call throw
                 checkOpen();
-                while (next == null && cursor.hasNext()) {
-                    byte[] k = cursor.next();
-                    // not an access: iterating (a sweep, a metrics export, containsValue) would otherwise keep
-                    // every entry from expiring after access and make every entry look used to the policy
-                    byte[] v = lookupBytes(k, Hashing.hash(k), false, false);
-                    if (v != null) {
-                        next = new AbstractMap.SimpleImmutableEntry<>(key(k), value(v));
-                        nextKey = k;
-                    }
+                if (next == null && entries.next()) {
+                    next = new AbstractMap.SimpleImmutableEntry<>(key(entries.key), value(entries.value));
+                    nextKey = entries.key;
                 }
                 return next != null;
             }
@@ -2360,6 +2342,39 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 lastReturnedKey = null;
             }
         };
+    }
+
+    /** @return the key's value read as an iteration reads it (no access, no hit or miss), or null */
+    private byte[] quietValue(byte[] k) {
+        return lookupBytes(k, Hashing.hash(k), false, false);
+    }
+
+    /**
+     * Walks the live entries, reading each one's value as an iteration does ({@link #quietValue}): not an
+     * access, since iterating (a sweep, a metrics export, containsValue) would otherwise keep every entry
+     * from expiring after access and make every entry look used to the policy. A key whose entry left
+     * since its segment's snapshot ({@link KeyCursor}) is skipped. The one walk of the entries iterator, the
+     * map view's value look-ups and its bulk methods.
+     */
+    private final class EntryCursor {
+        private final KeyCursor keys = new KeyCursor();
+        /** The key and value bytes of the entry {@link #next()} found last. */
+        byte[] key;
+        byte[] value;
+
+        /** @return whether there was another live entry, now in {@link #key} and {@link #value} */
+        boolean next() {
+            while (keys.hasNext()) {
+                byte[] k = keys.next();
+                byte[] v = quietValue(k);
+                if (v != null) {
+                    key = k;
+                    value = v;
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** Walks the shards one at a time, each through a snapshot of its keys. */

@@ -432,19 +432,12 @@ final class Shard {
                                         long refreshDeadlineMillis, boolean record) {
         long stamp = lockRead();
         try {
-            int entry = find(hash, key, false);
-            if (entry == 0 || expired(entry, nowMillis)) {
+            int entry = liveEntryLocked(hash, key, nowMillis, refreshDeadlineMillis, record);
+            if (entry == 0) {
                 return null;
             }
-            if (refreshDeadlineMillis != 0) {
-                refreshAccessDeadline(entry, refreshDeadlineMillis);
-            }
             int meta = getInt(region, address(entry) + META);
-            byte[] value = copy(valueOffset(entry, meta), valueLength(entry, meta));
-            if (record) {
-                readBuffer.offer(entry, removalEpoch);
-            }
-            return value;
+            return copy(valueOffset(entry, meta), valueLength(entry, meta));
         } finally {
             lock.unlockRead(stamp);
             replayReadsIfFull();
@@ -509,8 +502,7 @@ final class Shard {
         }
         stamp = lockRead();
         try {
-            int entry = find(hash, key, false);
-            return entry != 0 && !expired(entry, nowMillis);
+            return liveEntryLocked(hash, key, nowMillis, 0, false) != 0;
         } finally {
             lock.unlockRead(stamp);
         }
@@ -525,19 +517,35 @@ final class Shard {
      */
     MemorySegment valueSliceLocked(long hash, byte[] key, long nowMillis,
                                    long refreshDeadlineMillis, boolean recordRead) {
+        int entry = liveEntryLocked(hash, key, nowMillis, refreshDeadlineMillis, recordRead);
+        if (entry == 0) {
+            return null;
+        }
+        int meta = getInt(region, address(entry) + META);
+        return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
+    }
+
+    /**
+     * Under the read (or write) lock: the look-up of every read that finds a key's entry, a copying get, a
+     * read in place, a containsKey, quiet or not. A recorded read is only buffered: the caller calls
+     * {@link #replayReadsIfFull} once it has released the lock.
+     *
+     * @param refreshDeadlineMillis if not 0, the access deadline to give a live entry
+     * @param record                whether the eviction policy hears of the read (false for a quiet read)
+     * @return the key's live entry, 0 if it is absent or expired
+     */
+    private int liveEntryLocked(long hash, byte[] key, long nowMillis, long refreshDeadlineMillis, boolean record) {
         int entry = find(hash, key, false);
         if (entry == 0 || expired(entry, nowMillis)) {
-            return null;
+            return 0;
         }
         if (refreshDeadlineMillis != 0) {
             refreshAccessDeadline(entry, refreshDeadlineMillis);
         }
-        if (recordRead) {
-            // the caller replays a full stripe once it releases the read lock (replayReadsIfFull)
+        if (record) {
             readBuffer.offer(entry, removalEpoch);
         }
-        int meta = getInt(region, address(entry) + META);
-        return region.asSlice(valueOffset(entry, meta), valueLength(entry, meta));
+        return entry;
     }
 
     /** @return the live entry of the key, 0 if none; an expired one is removed on the way */
