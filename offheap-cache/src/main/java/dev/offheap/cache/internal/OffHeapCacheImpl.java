@@ -209,7 +209,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                     : SharedCleanUpExecutor.INSTANCE;
             try {
                 cache.cleanUpRuns = WeakSchedule.atFixedDelayWhileOpen(executor, cache, config.cleanUpInterval(),
-                        OffHeapCacheImpl::cleanUpOnSchedule, OffHeapCacheImpl::isClosed, "scheduled clean-up");
+                        OffHeapCacheImpl::cleanUp, OffHeapCacheImpl::isClosed, "scheduled clean-up");
             } catch (RuntimeException | Error e) {
                 // an executor that refuses the schedule (shut down, say): the caller never gets this cache,
                 // so it gives back its memory, budget or manager reservation and MBean now, not when the
@@ -699,26 +699,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             cleanUpShards(now, errors);
             return null;
         });
-    }
-
-    /**
-     * A run of the {@linkplain dev.offheap.cache.CacheBuilder#cleanUpInterval scheduled clean-up}: as
-     * {@link #cleanUp()}, but the removal listener's Errors are logged, not thrown: no caller is there to
-     * get them, and a periodic run that throws an Error is never run again, which left the expired entries
-     * of every later interval holding their memory.
-     */
-    private void cleanUpOnSchedule() {
-        checkOpen();
-        long now = readClock();
-        ListenerErrors errors = new ListenerErrors();
-        try {
-            cleanUpShards(now, errors);
-        } finally {
-            if (errors.first != null) {
-                LOG.log(System.Logger.Level.ERROR, "removal listener of cache '" + name
-                        + "' threw during a scheduled clean-up", errors.first);
-            }
-        }
     }
 
     /** @param errors where the listener's Errors are kept, so that one does not stop the pass midway */

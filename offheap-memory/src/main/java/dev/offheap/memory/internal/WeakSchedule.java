@@ -37,8 +37,8 @@ public final class WeakSchedule {
 
     /**
      * Runs {@code work} on {@code target} every {@code period}, the first time after one period, until
-     * the returned future is cancelled or {@code target} is no longer reachable. A run that throws is
-     * logged (a WARNING naming {@code what} and the target) and the schedule goes on.
+     * the returned future is cancelled or {@code target} is no longer reachable. A run that throws (an
+     * Error too) is logged (a WARNING naming {@code what} and the target) and the schedule goes on.
      *
      * @param period the delay between the end of one run and the start of the next; at least 1 ns is used
      * @return the runs
@@ -102,8 +102,9 @@ public final class WeakSchedule {
             }
             try {
                 work.accept(t);
-            } catch (RuntimeException e) {
-                // a periodic task that throws is never run again: log and keep the schedule
+            } catch (RuntimeException | Error e) {
+                // a periodic task that throws is never run again: log and keep the schedule; an Error too (a
+                // user's listener that throws one, a StackOverflowError), or the clean-up stops for good
                 LOG.log(System.Logger.Level.WARNING, what + " of " + t + " failed", e);
             }
         }
