@@ -179,9 +179,22 @@ final class AllocationTracker {
     /** Every problem recorded, counted past the last {@link #PROBLEMS_KEPT} that are kept. Guarded by problems. */
     private long problemsSeen;
 
+    /**
+     * The scope of the segments the allocator hands out that have none of their own (its shared arena's), to
+     * tell a stale segment of a freed allocation from another owner's segment at the same address; null where
+     * the caller cannot tell (a tracker used on its own).
+     */
+    private final MemorySegment.Scope sharedScope;
+
     AllocationTracker(String allocatorName, DebugMode mode) {
+        this(allocatorName, mode, null);
+    }
+
+    /** @param sharedScope the scope of the allocator's segments that have no scope of their own, or null */
+    AllocationTracker(String allocatorName, DebugMode mode, MemorySegment.Scope sharedScope) {
         this.allocatorName = allocatorName;
         this.mode = mode;
+        this.sharedScope = sharedScope;
     }
 
     DebugMode mode() {
@@ -282,13 +295,26 @@ final class AllocationTracker {
      * else a foreign free. Records the problem either way.
      */
     RuntimeException badFree(long address, long size, String why) {
+        return badFree(address, size, null, why);
+    }
+
+    /**
+     * {@link #badFree(long, long, String)} for a segment of {@code scope}: a segment whose scope is neither the
+     * freed allocation's own (where it had one) nor the allocator's shared one is another owner's (an
+     * {@link Arena}'s, another allocator's) that the system handed the freed address to since, and its free is
+     * a foreign free. A segment of the global scope (one made from a raw address) may be either, and counts as
+     * a double free.
+     *
+     * @param scope the freed segment's scope, or null to judge by address and size alone
+     */
+    RuntimeException badFree(long address, long size, MemorySegment.Scope scope, String why) {
         Freed f;
         synchronized (recentlyFreed) {
             f = recentlyFreed.get(address);
         }
         String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
         // a record at the start of a live allocation (kept for staleFree) is not this segment's
-        if (f != null && size <= f.allocation.size() && !live.containsKey(address)) {
+        if (f != null && size <= f.allocation.size() && !live.containsKey(address) && mayBeSegmentOf(f.allocation, scope)) {
             String message = doubleFree(f, here);
             problem(message);
             return new IllegalStateException(message);
@@ -297,6 +323,17 @@ final class AllocationTracker {
                 + Long.toHexString(address) + " (" + size + " bytes), " + why + "; freed" + here;
         problem(message);
         return new IllegalArgumentException(message);
+    }
+
+    /** @return whether a segment of {@code scope} (null: unknown) may be one that {@code allocation} handed out */
+    private boolean mayBeSegmentOf(Tracked allocation, MemorySegment.Scope scope) {
+        if (scope == null || scope.equals(Arena.global().scope())) {
+            return true;
+        }
+        if (allocation.scope() != null) {
+            return scope.equals(allocation.scope());
+        }
+        return sharedScope == null || scope.equals(sharedScope);
     }
 
     /**

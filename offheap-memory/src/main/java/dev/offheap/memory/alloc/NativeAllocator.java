@@ -92,7 +92,7 @@ public final class NativeAllocator implements Allocator {
         this.debug = b.debug;
         this.sampleRate = b.sampleRate;
         this.name = b.name != null ? b.name : kind.name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMES.incrementAndGet();
-        this.tracker = debug == DebugMode.OFF ? null : new AllocationTracker(name, debug);
+        this.tracker = debug == DebugMode.OFF ? null : new AllocationTracker(name, debug, arena.scope());
         this.mbeanName = b.registerMBean ? AllocatorView.register(name, kind.name().toLowerCase(java.util.Locale.ROOT),
                 debug, budget, -1, new AllocatorView.Readings(table::bytes, table::count, table::bytes, () -> 0,
                         () -> tracker == null ? 0 : tracker.problemsSeen(), () -> report().toString())) : null;
@@ -298,7 +298,7 @@ public final class NativeAllocator implements Allocator {
                         + Long.toHexString(start) + " (a slice of it?)");
             }
             if (tracker != null) {
-                throw tracker.badFree(address, segment.byteSize(), "or it was already freed");
+                throw tracker.badFree(address, segment.byteSize(), segment.scope(), "or it was already freed");
             }
             throw new IllegalArgumentException("free of a segment that allocator '" + name
                     + "' did not allocate, or already freed: 0x" + Long.toHexString(address) + " (" + segment.byteSize() + " bytes) was never allocated here, "

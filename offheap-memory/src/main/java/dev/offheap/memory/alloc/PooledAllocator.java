@@ -176,7 +176,7 @@ public final class PooledAllocator implements Allocator {
         this.budget = b.budget;
         this.debug = b.debug;
         this.sampleRate = debug == DebugMode.FULL ? 1 : b.sampleRate;
-        this.tracker = new AllocationTracker(name, debug);
+        this.tracker = new AllocationTracker(name, debug, arena.scope());
         this.memoryManager = b.memoryManager;
         this.managerOwner = new ManagerOwner(name);
         this.range = new UnitRange(b.capacity, budget, name);
@@ -678,7 +678,7 @@ public final class PooledAllocator implements Allocator {
             }
             if (debug != DebugMode.OFF) {
                 // a block of a page freed before is a double free, reported with both stack traces
-                throw tracker.badFree(address, segment.byteSize(), "it lies outside this allocator's memory");
+                throw tracker.badFree(address, segment.byteSize(), segment.scope(), "it lies outside this allocator's memory");
             }
             throw notAllocatedHere(segment, "it lies outside this allocator's memory");
         }
@@ -865,7 +865,7 @@ public final class PooledAllocator implements Allocator {
             return tracker.staleFree(segment.address(), segment.byteSize(), segment.scope());
         }
         if (debug != DebugMode.OFF) {
-            return tracker.badFree(segment.address(), segment.byteSize(), why);
+            return tracker.badFree(segment.address(), segment.byteSize(), segment.scope(), why);
         }
         String message = "free of a segment that is not a live allocation of allocator '" + name + "': " + segment + ": " + why
                 + " (never allocated here, or already freed)";
