@@ -104,7 +104,7 @@ final class UnitRange {
      *
      * @throws BudgetExceededException if the budget refuses (after giving dirty free units back)
      * @throws OutOfMemoryError        if the range has no run that long, or the system refuses memory
-     * @throws IllegalStateException   if closed
+     * @throws IllegalStateException   if closed, or the budget is closed (the range stays as it was)
      */
     synchronized Allocation allocate(int units, int sizeClass, boolean tracked) {
         if (closed) {
@@ -126,7 +126,16 @@ final class UnitRange {
             }
         }
         long charge = (long) clean << UNIT_SHIFT;
-        if (budget != null && charge > 0 && !budget.tryReserve(charge)) {
+        boolean charged;
+        try {
+            charged = budget == null || charge == 0 || budget.tryReserve(charge);
+        } catch (RuntimeException e) {
+            // a closed budget: the run goes back, or each refusal took it from the range for good, and a range
+            // with nothing live in it soon refused every request as full
+            releaseRun(start, units);
+            throw e;
+        }
+        if (!charged) {
             // memory held for nothing counts against the same budget: give it back and ask again
             purgeFree();
             try {
