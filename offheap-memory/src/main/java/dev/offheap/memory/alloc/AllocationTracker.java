@@ -262,7 +262,23 @@ final class AllocationTracker {
      * @return the allocation, or null if {@code address} is not a live tracked allocation
      */
     Tracked untrack(long address) {
-        return forget(live.remove(address));
+        Tracked t = live.get(address);
+        if (t == null) {
+            return null;
+        }
+        // the free site costs another stack capture: FULL pays it, SAMPLED (meant for production) does not
+        Freed f = new Freed(t, Thread.currentThread().getName(), mode == DebugMode.FULL ? site() : null);
+        // the record moves from live to freed in one step under the lock badFree reads both under: a second
+        // free of the allocation racing this one finds it in one or the other, never in neither (it then
+        // took the second free for a foreign one)
+        synchronized (recentlyFreed) {
+            if (!live.remove(address, t)) {
+                return null; // another free took it meanwhile
+            }
+            recentlyFreed.put(address, f);
+            recentlyFreedAddresses.add(address);
+        }
+        return t;
     }
 
     /** @return the live tracked allocation at {@code address}, or null if there is none */
@@ -274,18 +290,6 @@ final class AllocationTracker {
     long liveSize(long address) {
         Tracked t = live.get(address);
         return t == null ? -1 : t.size();
-    }
-
-    private Tracked forget(Tracked t) {
-        if (t != null) {
-            // the free site costs another stack capture: FULL pays it, SAMPLED (meant for production) does not
-            Freed f = new Freed(t, Thread.currentThread().getName(), mode == DebugMode.FULL ? site() : null);
-            synchronized (recentlyFreed) {
-                recentlyFreed.put(t.address(), f);
-                recentlyFreedAddresses.add(t.address());
-            }
-        }
-        return t;
     }
 
     /**
@@ -303,16 +307,29 @@ final class AllocationTracker {
      * freed allocation's own (where it had one) nor the allocator's shared one is another owner's (an
      * {@link Arena}'s, another allocator's) that the system handed the freed address to since, and its free is
      * a foreign free. A segment of the global scope (one made from a raw address) may be either, and counts as
-     * a double free.
+     * a double free. A segment of the allocation still recorded live at {@code address} (same size, a scope it
+     * may have) is being freed by another thread at this moment, the allocator having already let it go: a
+     * double free too.
      *
      * @param scope the freed segment's scope, or null to judge by address and size alone
      */
     RuntimeException badFree(long address, long size, MemorySegment.Scope scope, String why) {
         Freed f;
+        Tracked freeing;
         synchronized (recentlyFreed) {
             f = recentlyFreed.get(address);
+            freeing = live.get(address);
         }
         String here = " by thread '" + Thread.currentThread().getName() + "' at" + format(captureStack());
+        if (freeing != null && freeing.size() == size && scope != null && mayBeSegmentOf(freeing, scope)) {
+            // the allocator no longer has the allocation, and the tracker still does: another thread's free of it
+            // is under way (between the allocator's bookkeeping and untrack)
+            String message = "double free in allocator '" + allocatorName + "' of the segment at 0x"
+                    + Long.toHexString(address) + " (" + size + " bytes): another thread is freeing it at this moment;"
+                    + " allocated by thread '" + freeing.thread() + "' at" + format(freeing.stack()) + "\nfreed again" + here;
+            problem(message);
+            return new IllegalStateException(message);
+        }
         // a record at the start of a live allocation (kept for staleFree) is not this segment's
         if (f != null && size <= f.allocation.size() && !live.containsKey(address) && mayBeSegmentOf(f.allocation, scope)) {
             String message = doubleFree(f, here);
