@@ -39,7 +39,14 @@ import java.util.function.ToLongFunction;
  * <pre>{@code
  * new OffHeapCacheMetrics(cache, "offers", Tags.empty()).bindTo(registry);
  * }</pre>
+ *
+ * <p>Micrometer is an optional dependency of offheap-cache: an application that uses this class brings
+ * micrometer-core itself and, on the module path, {@code requires micrometer.core}; one that does not use it
+ * needs no Micrometer at all, to compile or to run.
  */
+// Micrometer's types in this API come from a module read "requires static", not "transitive" (module-info says
+// why): an application that binds metrics reads micrometer.core itself, as it needs to for its MeterRegistry
+@SuppressWarnings("exports")
 public final class OffHeapCacheMetrics implements MeterBinder {
     private static final System.Logger LOG = System.getLogger(OffHeapCacheMetrics.class.getName());
 
