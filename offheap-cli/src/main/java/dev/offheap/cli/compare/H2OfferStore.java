@@ -33,6 +33,8 @@ import java.util.function.Consumer;
  * compared when it is opened) is deleted and rebuilt, with a message saying so; so is one written by another
  * version of this store (another format or text size), with a message that says that instead of "corrupt". A read-only one (H2 opens a
  * file it may not write read-only) is used as it is, and is a failure, not corruption, when it holds too few.
+ * So is a query that fails because the JVM is shutting down (Ctrl-C, SIGTERM: H2's shutdown hook closes every
+ * database): the database is left as it is.
  *
  * <p>Openers take turns: each creates, completes, checks and connects to the database holding a lock on
  * {@value #LOCK_NAME} in its folder (and a lock per folder among the threads of one JVM), so that of two
@@ -135,7 +137,9 @@ public final class H2OfferStore implements OfferStore {
      * @throws IllegalArgumentException if a count is not positive, or the folder's path is one H2 cannot open
      *         ({@link #unusableFolder(Path)})
      * @throws IllegalStateException if the database is in use by another process, cannot be created, is
-     *         read-only with fewer offers than asked for, or is corrupt and cannot be deleted for its rebuild
+     *         read-only with fewer offers than asked for, or is corrupt and cannot be deleted for its rebuild;
+     *         or if the JVM began to shut down while it was prepared (H2 closes its databases then): the
+     *         database is left as it is, not taken for corrupt and rebuilt
      */
     public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
         if (offers <= 0 || valueSize <= 0 || connections <= 0) {
@@ -263,7 +267,25 @@ public final class H2OfferStore implements OfferStore {
                 throw new DatabaseInUseException("the offer database " + file + " is in use by another process "
                         + "(another offheap compare or serve?); wait for it or give another folder with --db", e);
             }
+            if (jvmShuttingDown()) {
+                // H2's shutdown hook closes every database (Ctrl-C, SIGTERM): the query failed for that, not for
+                // the file, which a rebuild would have deleted however complete
+                throw new IllegalStateException("the JVM is shutting down: stopped preparing the offer database "
+                        + file + ", which is left as it is (" + e.getMessage() + ")", e);
+            }
             throw new CorruptDatabaseException(e.getMessage(), e);
+        }
+    }
+
+    /** @return whether the JVM's shutdown has begun: its hooks run, H2's among them, which closes every database */
+    private static boolean jvmShuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException shutdownInProgress) {
+            return true;
         }
     }
 
