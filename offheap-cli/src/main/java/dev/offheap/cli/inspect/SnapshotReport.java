@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Renders a {@link Snapshot} for people (aligned tables) or for programs (JSON, numbers in bytes).
+ * Renders a {@link Snapshot} for people (aligned tables, control characters of names shown as escapes) or for
+ * programs (JSON, numbers in bytes, names as they are).
  * Stateless and thread-safe.
  */
 final class SnapshotReport {
@@ -26,7 +27,7 @@ final class SnapshotReport {
      */
     static String text(Snapshot s) {
         StringBuilder sb = new StringBuilder();
-        sb.append("JVM ").append(s.pid()).append(": ").append(s.jvm()).append(", up ")
+        sb.append("JVM ").append(s.pid()).append(": ").append(shown(s.jvm())).append(", up ")
                 .append(uptime(s.uptimeMillis())).append(" (").append(s.takenAt()).append(")\n");
         sb.append("  process   resident ").append(bytes(s.residentBytes())).append(", peak ")
                 .append(bytes(s.residentPeak())).append('\n');
@@ -61,21 +62,21 @@ final class SnapshotReport {
             rows.add(List.of("name", "type", "page", "total", "used", "used pages", "free pages", "reserved", "peak",
                     "quarantined", "failures", "spills", "spilled"));
             for (Snapshot.Manager m : s.managers()) {
-                rows.add(List.of(m.name(), m.memoryType(), bytes(m.pageSize()), bytes(m.totalBytes()), bytes(m.usedBytes()),
+                rows.add(List.of(shown(m.name()), shown(m.memoryType()), bytes(m.pageSize()), bytes(m.totalBytes()), bytes(m.usedBytes()),
                         count(m.usedPages()), count(m.freePages()), bytes(m.reservedBytes()), bytes(m.peakUsedBytes()),
                         count(m.quarantined()), count(m.failures()), count(m.spills()), bytes(m.spilledBytes())));
             }
             table(sb, rows, 2);
             for (Snapshot.Manager m : s.managers()) {
                 if (!m.usageByOwner().isEmpty()) {
-                    sb.append("  owners of '").append(m.name()).append("': ");
+                    sb.append("  owners of '").append(shown(m.name())).append("': ");
                     int shown = 0;
                     for (Map.Entry<String, Long> e : m.usageByOwner().entrySet()) {
                         if (shown == OWNERS_SHOWN) {
                             sb.append(", and ").append(m.usageByOwner().size() - shown).append(" more");
                             break;
                         }
-                        sb.append(shown++ == 0 ? "" : ", ").append(e.getKey()).append(' ').append(bytes(e.getValue()));
+                        sb.append(shown++ == 0 ? "" : ", ").append(shown(e.getKey())).append(' ').append(bytes(e.getValue()));
                     }
                     sb.append('\n');
                 }
@@ -92,7 +93,7 @@ final class SnapshotReport {
             rows.add(List.of("name", "capacity", "used", "entries", "hit ratio", "hits", "misses", "loads",
                     "load failures", "evictions", "evicted", "expirations"));
             for (Snapshot.Cache c : s.caches()) {
-                rows.add(List.of(c.name(), bytes(c.capacityBytes()), bytes(c.usedBytes()), count(c.entries()),
+                rows.add(List.of(shown(c.name()), bytes(c.capacityBytes()), bytes(c.usedBytes()), count(c.entries()),
                         Double.isNaN(c.hitRatio()) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * c.hitRatio()),
                         count(c.hits()), count(c.misses()), count(c.loads()), count(c.loadFailures()),
                         count(c.evictions()), bytes(c.evictedBytes()), count(c.expirations())));
@@ -101,7 +102,7 @@ final class SnapshotReport {
         }
         for (Snapshot.Allocator a : s.allocators()) {
             if (a.report() != null) {
-                sb.append("\nReport of allocator '").append(a.name()).append("':\n")
+                sb.append("\nReport of allocator '").append(shown(a.name())).append("':\n")
                         .append(a.report().strip().indent(2));
             }
         }
@@ -120,9 +121,9 @@ final class SnapshotReport {
                 "budget", "budget used", "budget limit", "problems"));
         for (Snapshot.Allocator a : allocators) {
             boolean budgeted = !a.budgetPath().isEmpty();
-            rows.add(List.of(a.name(), a.kind(), a.debugMode().toLowerCase(Locale.ROOT), bytes(a.allocatedBytes()),
+            rows.add(List.of(shown(a.name()), shown(a.kind()), shown(a.debugMode().toLowerCase(Locale.ROOT)), bytes(a.allocatedBytes()),
                     count(a.liveAllocations()), bytes(a.footprintBytes()), a.capacityBytes() < 0 ? "-" : bytes(a.capacityBytes()),
-                    count(a.threads()), budgeted ? a.budgetPath() : "-", budgeted ? bytes(a.budgetUsed()) : "-",
+                    count(a.threads()), budgeted ? shown(a.budgetPath()) : "-", budgeted ? bytes(a.budgetUsed()) : "-",
                     budgeted ? bytes(a.budgetLimit()) : "-", count(a.problemsSeen())));
         }
         table(sb, rows, 2);
@@ -217,6 +218,35 @@ final class SnapshotReport {
             return (Object) o;
         }).toList());
         return doc;
+    }
+
+    /**
+     * @param name a name as an MBean gave it
+     * @return the name as the text shows it: each control character as an escape (backslash n, backslash t,
+     *         backslash r, else backslash u and four hex digits), so that a line feed or tab in a name does not split or
+     *         shift its row; other characters as they are
+     */
+    static String shown(String name) {
+        StringBuilder sb = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!Character.isISOControl(c)) {
+                if (sb != null) {
+                    sb.append(c);
+                }
+                continue;
+            }
+            if (sb == null) {
+                sb = new StringBuilder(name.length() + 8).append(name, 0, i);
+            }
+            switch (c) {
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                case '\r' -> sb.append("\\r");
+                default -> sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            }
+        }
+        return sb == null ? name : sb.toString();
     }
 
     private static Long orNull(long value) {
