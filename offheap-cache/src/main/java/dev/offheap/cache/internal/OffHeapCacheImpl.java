@@ -1858,17 +1858,27 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         });
     }
 
+    /**
+     * @param asKeys whether the elements are keys (else values)
+     * @return the serialized bytes of each element that can be a key (value) of this cache; the others
+     *         match nothing
+     */
+    private Set<Bytes> bytesOfEach(Collection<?> elements, boolean asKeys) {
+        Set<Bytes> bytes = new HashSet<>();
+        for (Object element : elements) {
+            byte[] b = bytesOrNull(element, asKeys);
+            if (b != null) {
+                bytes.add(new Bytes(b));
+            }
+        }
+        return bytes;
+    }
+
     /** The keys' {@code retainAll}: removes each entry whose key is none of the elements. */
     boolean retainKeys(Collection<?> keys) {
         Objects.requireNonNull(keys, "collection");
         checkOpen();
-        Set<Bytes> kept = new HashSet<>();
-        for (Object key : keys) {
-            byte[] k = bytesOrNull(key, true);
-            if (k != null) {
-                kept.add(new Bytes(k));
-            }
-        }
+        Set<Bytes> kept = bytesOfEach(keys, true);
         return bulk(errors -> {
             boolean removed = false;
             KeyCursor cursor = new KeyCursor();
@@ -1889,13 +1899,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     boolean removeValues(Collection<?> values, boolean retain) {
         Objects.requireNonNull(values, "collection");
         checkOpen();
-        Set<Bytes> given = new HashSet<>();
-        for (Object value : values) {
-            byte[] v = bytesOrNull(value, false);
-            if (v != null) {
-                given.add(new Bytes(v));
-            }
-        }
+        Set<Bytes> given = bytesOfEach(values, false);
         return bulk(errors -> {
             boolean removed = false;
             EntryCursor entries = new EntryCursor();
