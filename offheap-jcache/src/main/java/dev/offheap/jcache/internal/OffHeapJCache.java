@@ -768,6 +768,21 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     /**
+     * Inside the store's compute of an operation that found no live entry: an expired one it found is
+     * dropped with its EXPIRED event, as docs/jcache.md has every operation but {@code containsKey} and the
+     * iterator do (left in place, it held its memory and owed its event until a get or a sweep came by).
+     *
+     * @param old the stored entry, expired or null
+     * @return what the compute stores: nothing
+     */
+    private Expirable<V> dropExpired(K key, Expirable<V> old, Op op) {
+        if (old != null) {
+            op.gone(EventType.EXPIRED, key, old);
+        }
+        return null;
+    }
+
+    /**
      * Drops the entry of {@code key} if it is still expired, with an EXPIRED event.
      *
      * @return whether it dropped it
@@ -1098,7 +1113,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (onlyIfPresent && live == null) {
-                return old;
+                return dropExpired(key, old, op);
             }
             Expirable<V> result = putInside(key, value, old, op);
             if (op.failure == null && live != null) {
@@ -1291,7 +1306,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         compute(key, op, (k, old) -> {
             Expirable<V> live = live(old, op.now);
             if (live == null) {
-                return old;
+                return dropExpired(key, old, op);
             }
             // by content for arrays (deepEquals): by equals, identity, a copy read from the store never matched
             if (!Objects.deepEquals(live.value(), expected)) {
@@ -1502,7 +1517,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private Expirable<V> applyProcessed(K key, ProcessorEntry<K, V> entry, Expirable<V> old, Expirable<V> live, Op op) {
         switch (entry.operation()) {
             case NONE -> {
-                return old;
+                return live != null ? old : dropExpired(key, old, op);
             }
             case ACCESS -> {
                 return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
