@@ -6,7 +6,11 @@ import java.util.Set;
 
 /**
  * Computes values of absent keys for {@link OffHeapCache#get(Object)} and {@link OffHeapCache#getAll}.
- * Called from the thread that asked; at most one load per key runs at a time.
+ * Called from the thread that asked; at most one load per key runs at a time. What a failed load throws,
+ * to the caller that ran it and to those that waited for it, is said in one place:
+ * {@link OffHeapCache#get(Object, java.util.function.Function)}. An {@link Error} passes to the caller that
+ * ran the loader as it is; the callers that waited for the load get a {@link CacheLoadException} with it as
+ * the cause.
  *
  * @param <K> key type
  * @param <V> value type

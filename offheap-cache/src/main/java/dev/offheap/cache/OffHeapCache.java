@@ -48,25 +48,43 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     V getIfPresent(K key);
 
     /**
-     * Gets the value, loading it with the builder's {@link CacheLoader} if absent.
+     * Gets the value, loading it with the builder's {@link CacheLoader} if absent, one load per key at a
+     * time as {@link #get(Object, Function)} does (which says what a failed load throws, and to whom).
      *
      * @param key the key
      * @return the value (never null: a loader that returns null throws)
-     * @throws IllegalStateException if the cache was built without a loader
-     * @throws CacheLoadException    if the loader threw or returned null
+     * @throws IllegalStateException if the cache was built without a loader, or is closed
+     * @throws CacheLoadException    if the loader threw an exception or returned null, or if this call waited
+     *                               for another thread's load that failed
      */
     V get(K key);
 
     /**
      * Gets the value, or computes it with {@code loader} and stores it. At most one load runs per key at a
-     * time: concurrent callers for the same key wait and get its result or its exception. A loader that
+     * time: concurrent callers for the same key wait and get its result or its failure. A loader that
      * asks for the key it is loading, or for a key whose load waits (through other threads' loads, of any
      * cache) for this one, fails with {@link IllegalStateException} as its cause instead of waiting forever.
+     *
+     * <p>A failed load, here and in {@link #get(Object)}, {@link #getAll} and {@link #readOrLoad}, stores
+     * nothing. The caller whose thread ran the loader gets a {@link CacheLoadException} whose cause is the
+     * loader's exception (checked or unchecked; none for a loader that returned null); an {@link Error} the
+     * loader throws passes as it is, as in Caffeine, and so does a failure to store the loaded value
+     * ({@link ValueTooLargeException}, {@link SerializationException}). Each caller that waited for that
+     * load gets a {@code CacheLoadException} of its own, never the object the loading thread throws: its
+     * cause is the loader's exception, or else what the loading thread threw (the Error, the
+     * {@code ValueTooLargeException}); a caller that waited for a load the cache's {@link #close()} ended
+     * gets an {@link IllegalStateException} of its own.
      *
      * @param key    the key
      * @param loader computes the value of an absent key
      * @return the value
-     * @throws CacheLoadException if the loader threw or returned null
+     * @throws CacheLoadException     if the loader threw an exception or returned null, or if this call waited
+     *                                for another thread's load that failed
+     * @throws ValueTooLargeException if the value this call loaded is larger than
+     *                                {@link CacheBuilder#maxEntryBytes(long)}
+     * @throws SerializationException if the value serializer threw or lied about the size of the value this
+     *                                call loaded
+     * @throws IllegalStateException  if the cache is closed
      */
     V get(K key, Function<? super K, ? extends V> loader);
 
@@ -85,8 +103,11 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *         in their places among the present ones), a key given twice once (at its first place); keys the
      *         loader's {@link CacheLoader#loadAll} left out of its result are absent from it (and not
      *         cached), and keys it added that were not asked for are cached but not in it, as in Caffeine
-     * @throws IllegalStateException if the cache was built without a loader
-     * @throws CacheLoadException    if a load failed
+     * @throws IllegalStateException if the cache was built without a loader, or is closed
+     * @throws CacheLoadException    if {@code loadAll} threw an exception or returned null, or if this call
+     *                               waited for another thread's load of one of the keys that failed (see
+     *                               {@link #get(Object, Function)}: an Error of the loader, or a failure to
+     *                               store a value this call loaded, passes as it is)
      */
     Map<K, V> getAll(Iterable<? extends K> keys);
 
@@ -102,8 +123,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               Another cache may be used; of two threads whose readers (or computes) each write
      *               the other's cache, one gets an {@link IllegalStateException} naming the deadlock, as
      *               does one of a reader that waits for another thread's load whose loader writes this
-     *               cache and that loader (whose waiting callers then get its failure, wrapped in a
-     *               {@link CacheLoadException} when it came out of the loader function).
+     *               cache and that loader (whose waiting callers then get a {@link CacheLoadException} with
+     *               its failure as the cause).
      * @param <R>    what the reader returns
      * @return the reader's result, or null if the key is absent (the reader is then not called)
      */
@@ -139,6 +160,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * thread's load read the stored bytes, never that thread's value. If the stored value is evicted or
      * expires before the loading thread reads it (a cache much smaller than its working set), the reader
      * sees the loaded value serialized into memory of this call only; a waiting caller then tries again.
+     * A failed load throws as {@link #get(Object, Function)} says: a caller that waited for it gets a
+     * {@link CacheLoadException} of its own.
      *
      * @param key    the key
      * @param loader computes the value of an absent key; its result is not kept after the call
@@ -146,8 +169,10 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      *               {@link #read(Object, Function)}
      * @param <R>    what the reader returns
      * @return the reader's result
-     * @throws CacheLoadException     if the loader threw or returned null
-     * @throws ValueTooLargeException if the loaded entry is larger than {@link CacheBuilder#maxEntryBytes(long)}
+     * @throws CacheLoadException     if the loader threw an exception or returned null, or if this call waited
+     *                                for another thread's load that failed
+     * @throws ValueTooLargeException if the entry this call loaded is larger than
+     *                                {@link CacheBuilder#maxEntryBytes(long)}
      * @throws SerializationException if the value serializer threw or lied about its size
      * @throws IllegalStateException  if the cache is closed
      */

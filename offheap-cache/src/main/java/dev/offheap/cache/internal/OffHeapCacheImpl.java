@@ -1054,14 +1054,20 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             Thread.currentThread().interrupt();
             throw new CacheLoadException("interrupted while waiting for another thread's load of key " + key, e);
         } catch (ExecutionException e) {
+            // An exception of this caller's own, never the object the loading thread throws (or close() gave
+            // every waiter): that one has the loading thread's stack trace, and is thrown in several threads
+            // at once, which may add suppressed exceptions to it concurrently.
             Throwable cause = e.getCause();
             if (cause instanceof CacheLoadException loadFailure) {
                 throw new CacheLoadException(loadFailure.getMessage(), loadFailure.getCause());
             }
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
+            if (closed && cause instanceof IllegalStateException) {
+                throw closedException(cause); // closed during the load: what a call of a closed cache throws
             }
-            throw new CacheLoadException("loading the value of key " + key + " failed: " + cause, cause);
+            // an Error of the loader, or what kept its value from being stored (a value over the entry limit,
+            // a serializer's failure, a deadlock given up in the load's write)
+            throw new CacheLoadException("loading the value of key " + key + " in cache '" + name + "' failed: "
+                    + cause, cause);
         } finally {
             WAITING.remove(current, running);
         }
