@@ -22,10 +22,13 @@ public interface CacheMXBean {
     /** @return hits / (hits + misses), 1.0 without lookups */
     double getHitRatio();
 
-    /** @return loads that returned a value */
+    /** @return loads that gave their callers a value (see {@link CacheStats#loadSuccessCount()}) */
     long getLoadSuccessCount();
 
-    /** @return loads that threw or returned null */
+    /**
+     * @return loads that failed: the loader threw or returned null, or its value could not be stored (see
+     *         {@link CacheStats#loadFailureCount()})
+     */
     long getLoadFailureCount();
 
     /** @return time spent loading, in nanoseconds */

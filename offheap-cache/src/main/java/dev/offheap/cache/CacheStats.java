@@ -5,9 +5,13 @@ package dev.offheap.cache;
  *
  * @param hitCount          lookups that found an entry
  * @param missCount         lookups that did not
- * @param loadSuccessCount  loads that returned a value
- * @param loadFailureCount  loads that threw or returned null
- * @param totalLoadTimeNanos time spent loading, in nanoseconds
+ * @param loadSuccessCount  loads that gave their callers a value: the loader returned one and it was stored
+ *                          (or, the key written meanwhile, handed to the callers only); one per
+ *                          {@code loadAll} call
+ * @param loadFailureCount  loads that failed their callers: the loader threw or returned null, or the value
+ *                          it returned could not be stored (over the entry limit, a serializer's failure,
+ *                          the cache closed meanwhile)
+ * @param totalLoadTimeNanos time spent in the loader, in nanoseconds, of failed loads too
  * @param evictionCount     entries evicted for size
  * @param evictionBytes     bytes of those entries
  * @param expirationCount   entries removed because they expired

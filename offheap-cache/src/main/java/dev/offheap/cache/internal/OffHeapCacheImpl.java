@@ -955,9 +955,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 mine.result.completeExceptionally(failure);
                 throw failure;
             }
-            stats.loadSuccess(System.nanoTime() - start);
+            long loadNanos = System.nanoTime() - start;
             bulk(errors -> {
-                write(key, loaded, 0, mine, errors);
+                try {
+                    write(key, loaded, 0, mine, errors);
+                } catch (Throwable e) {
+                    // not stored (a value over the entry limit, a serializer's failure, the cache closed): the
+                    // callers get this failure, and a failure is what the statistics count
+                    stats.loadFailure(loadNanos);
+                    throw e;
+                }
+                stats.loadSuccess(loadNanos);
                 // stored: the load's result for the callers that wait for it, whatever the listener threw
                 // about what the write removed (its Error is this caller's, as any write's)
                 mine.result.complete(loaded);
@@ -1318,7 +1326,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             stats.loadFailure(System.nanoTime() - start);
             throw new CacheLoadException("loadAll returned null in cache '" + name + "'", null);
         }
-        stats.loadSuccess(System.nanoTime() - start);
+        long loadNanos = System.nanoTime() - start;
+        // counted once the values are stored: a store that fails fails the call, and that is a load failure
+        boolean stored = false;
+        try {
+            storeLoaded(loaded, mine, ids, toLoad, result, errors);
+            stored = true;
+        } finally {
+            if (stored) {
+                stats.loadSuccess(loadNanos);
+            } else {
+                stats.loadFailure(loadNanos);
+            }
+        }
+    }
+
+    /** Stores what {@link #loadAllOf}'s {@code loadAll} gave, into {@code result}, and completes each key's load. */
+    private void storeLoaded(Map<? super K, V> loaded, Map<K, Load<V>> mine, Map<K, Bytes> ids, Set<K> toLoad,
+                             Map<K, V> result, ListenerErrors errors) {
         Map<K, V> values = new HashMap<>();
         for (K key : toLoad) {
             V value = loaded.get(key);

@@ -109,9 +109,9 @@ public final class OffHeapCacheMetrics implements MeterBinder {
                 "bytes", CacheStats::evictionBytes);
         counter(registry, cache, "cache.expirations", "entries removed because they expired", Tags.empty(), null,
                 CacheStats::expirationCount);
-        counter(registry, cache, "cache.load", "loads that returned a value", Tags.of("result", "success"), null,
+        counter(registry, cache, "cache.load", "loads that gave their callers a value", Tags.of("result", "success"), null,
                 CacheStats::loadSuccessCount);
-        counter(registry, cache, "cache.load", "loads that threw or returned null", Tags.of("result", "failure"), null,
+        counter(registry, cache, "cache.load", "loads that failed: the loader threw or returned null, or its value could not be stored", Tags.of("result", "failure"), null,
                 CacheStats::loadFailureCount);
         AtomicLong lastLoadCount = new AtomicLong();
         AtomicLong lastLoadNanos = new AtomicLong();

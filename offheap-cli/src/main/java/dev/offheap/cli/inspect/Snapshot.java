@@ -142,7 +142,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
      * @param hits          lookups that found a value
      * @param misses        lookups that did not
      * @param loads         successful loads
-     * @param loadFailures  loads that threw or returned nothing
+     * @param loadFailures  loads that failed: threw, returned nothing, or gave a value that could not be stored
      * @param evictions     entries evicted for size
      * @param evictedBytes  bytes of those entries
      * @param expirations   entries that expired
