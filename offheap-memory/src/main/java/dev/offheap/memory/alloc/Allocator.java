@@ -19,6 +19,15 @@ import java.nio.charset.Charset;
  *       it is about to overwrite.</li>
  *   <li>Sizes are in bytes, 0 included; alignments are powers of two in bytes. A returned segment
  *       has exactly the requested size and an address that is a multiple of the alignment.</li>
+ *   <li><b>Size 0.</b> A request for 0 bytes (at any alignment, zeroed or not) returns the allocator's
+ *       <em>empty segment</em>: a zero-length native segment at address 0 in the allocator's
+ *       {@linkplain #scope() scope}. It is no allocation: it holds no memory, charges no budget, is not
+ *       counted in {@link #allocatedBytes()} nor in the report's live allocations, is never reported as a
+ *       leak, and every 0-byte request gets an equal one. {@link #free(MemorySegment)} of it does nothing,
+ *       however often; {@link #free(MemorySegment)} of any other zero-length segment (a slice of an
+ *       allocation, such as one at its end, which may be where the next allocation starts, or another
+ *       allocator's empty segment) is refused with {@link IllegalArgumentException} and frees nothing.
+ *       Requests for 0 bytes from a closed allocator still throw {@link IllegalStateException}.</li>
  *   <li>Every method is thread-safe; segments may be freed by any thread, in any order.</li>
  *   <li>{@link #close()} frees everything: live allocations at that moment are reported (a
  *       {@link System.Logger.Level#WARNING} through {@link System.Logger} and in
@@ -78,13 +87,16 @@ public interface Allocator extends Arena {
     MemorySegment allocateUninitialized(long byteSize, long byteAlignment);
 
     /**
-     * Frees one allocation. Any thread may free any allocation.
+     * Frees one allocation. Any thread may free any allocation. The allocator's empty segment (what a
+     * request for 0 bytes returns) is no allocation: its free does nothing.
      *
      * @param segment a segment returned by this allocator (not a slice of one), not yet freed
      * @throws NullPointerException     if {@code segment} is null
      * @throws IllegalArgumentException if {@code segment} was not allocated by this allocator (a
-     *                                  foreign segment, or a slice that does not start where an
-     *                                  allocation starts)
+     *                                  foreign segment, a slice that does not start where an
+     *                                  allocation starts, or has another size, or a zero-length segment
+     *                                  other than the allocator's empty segment; the exception names its
+     *                                  address)
      * @throws IllegalStateException    if the segment was already freed, where the allocator detects
      *                                  that (always in {@link DebugMode#FULL}; see each allocator for
      *                                  the other modes); after {@link #close()} freeing does nothing

@@ -1,5 +1,6 @@
 package dev.offheap.memory.alloc;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
@@ -15,6 +16,31 @@ final class Checks {
         if (byteAlignment <= 0 || (byteAlignment & (byteAlignment - 1)) != 0) {
             throw new IllegalArgumentException("alignment must be a positive power of two, was " + byteAlignment);
         }
+    }
+
+    /**
+     * The empty segment of an allocator whose scope is {@code arena}'s: what a request for 0 bytes gets. No
+     * memory and no allocation: a zero-length segment at address 0, which every alignment divides. A
+     * zero-length segment at any other address can be the end of one allocation and the start of the next,
+     * so free could not tell it from an empty allocation there and would free the neighbour.
+     */
+    // reinterpret is restricted: the segment has no bytes to access
+    @SuppressWarnings("restricted")
+    static MemorySegment emptySegment(Arena arena) {
+        return MemorySegment.NULL.reinterpret(0, arena, null);
+    }
+
+    /** @return whether {@code segment}, of zero length, is the empty segment of an allocator whose scope is {@code scope} */
+    static boolean isEmptySegment(MemorySegment segment, MemorySegment.Scope scope) {
+        return segment.address() == 0 && segment.isNative() && segment.scope().equals(scope);
+    }
+
+    /** The free of a zero-length segment that is not the allocator's empty segment. */
+    static String notTheEmptySegment(String name, MemorySegment segment) {
+        return "free of a segment that allocator '" + name + "' did not allocate: " + segment + " (0 bytes at 0x"
+                + Long.toHexString(segment.address()) + "): a 0-byte allocation is the allocator's empty segment,"
+                + " at address 0 and in its scope, and no other zero-length segment (a slice of an allocation, such"
+                + " as one at its end, where the next allocation starts) is an allocation of it";
     }
 
     static IllegalStateException closed(String name) {

@@ -74,6 +74,8 @@ public final class NativeAllocator implements Allocator {
     private final int sampleRate;
     private final AllocationTracker tracker;
     private final Arena arena = Arena.ofShared();
+    /** What 0-byte requests get: no C allocation (see {@link Checks#emptySegment}). */
+    private final MemorySegment empty = Checks.emptySegment(arena);
     private final AddressTable table = new AddressTable(value -> value & SIZE_MASK);
     /** Scopes of allocations that have their own (large ones, and all of them in FULL mode). */
     private final ConcurrentHashMap<Long, Arena> ownScopes = new ConcurrentHashMap<>();
@@ -164,13 +166,18 @@ public final class NativeAllocator implements Allocator {
         if (closed) {
             throw Checks.closed(name);
         }
+        if (byteSize == 0) {
+            // malloc(0) returns NULL or a block of its own, and where the C allocator packs blocks without headers
+            // (mimalloc) a zero-length segment there may start where a neighbour ends: free could not tell the two
+            return empty;
+        }
         boolean track = tracker != null && debug.tracksNext(sampleRate);
         if (budget != null) {
             budget.reserve(byteSize);
         }
         long address;
         try {
-            address = raw(Math.max(1, byteSize), byteAlignment, zero);
+            address = raw(byteSize, byteAlignment, zero);
         } catch (RuntimeException | Error e) {
             releaseBudget(byteSize);
             throw e;
@@ -265,6 +272,16 @@ public final class NativeAllocator implements Allocator {
             return;
         }
         long address = segment.address();
+        if (segment.byteSize() == 0) {
+            if (Checks.isEmptySegment(segment, arena.scope())) {
+                return;
+            }
+            String message = Checks.notTheEmptySegment(name, segment);
+            if (tracker != null) {
+                tracker.problem(message);
+            }
+            throw new IllegalArgumentException(message);
+        }
         if (!segment.isNative() || address == 0) {
             throw foreign(segment, "it is not a native segment");
         }

@@ -72,10 +72,14 @@ import javax.management.ObjectName;
  * twice (one after the other, or by two threads at once) is never cached twice nor handed to two
  * users. What cannot be told apart outside {@link DebugMode#FULL} (where the segment's own scope, closed
  * by its first free, tells it) is a stale segment freed after its block was handed out again: that frees
- * the new allocation; nor, for an untracked block of 64 KiB or less, a shorter slice that
- * starts at the block and lies in the same size class: it frees the block, and
+ * the new allocation; nor, for an untracked block of 64 KiB or less, a shorter slice (of at least one
+ * byte) that starts at the block and lies in the same size class: it frees the block, and
  * {@link #allocatedBytes()} keeps the difference. Tracked allocations and larger ones know their size
- * and refuse such a slice with {@link IllegalArgumentException}, the allocation staying live. {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
+ * and refuse such a slice with {@link IllegalArgumentException}, the allocation staying live. A request
+ * for 0 bytes takes no block: it gets the allocator's empty segment (see {@link Allocator}), and every
+ * other zero-length segment is refused, so a zero-length slice at a block's end, which is where the next
+ * block starts, never frees that block.
+ * {@link DebugMode#SAMPLED} tracks 1 allocation in N from separate spans, with exact double-free
  * detection and stack traces for those; {@link DebugMode#FULL} tracks every allocation, and each
  * segment has a scope of its own that {@link #free} closes, so a use after free throws.
  *
@@ -124,6 +128,8 @@ public final class PooledAllocator implements Allocator {
     private final Arena arena = Arena.ofShared();
     /** The whole range as one segment; every block is a slice of it. */
     private final MemorySegment region;
+    /** What 0-byte requests get: no block (see {@link Checks#emptySegment}). */
+    private final MemorySegment empty;
     private final SizeClassPool[] pools = new SizeClassPool[SizeClasses.COUNT];
 
     private final ThreadCache[] cacheTable = new ThreadCache[CACHE_TABLE_SIZE];
@@ -184,6 +190,7 @@ public final class PooledAllocator implements Allocator {
         this.base = range.base;
         this.capacity = b.capacity;
         this.region = reinterpretRange(range.base, b.capacity, arena);
+        this.empty = Checks.emptySegment(arena);
         for (int c = 0; c < SizeClasses.COUNT; c++) {
             pools[c] = new SizeClassPool(c, range);
         }
@@ -237,7 +244,7 @@ public final class PooledAllocator implements Allocator {
 
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
-        if (Long.compareUnsigned(byteSize, SizeClasses.MAX_SMALL) <= 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
+        if (Long.compareUnsigned(byteSize - 1, SizeClasses.MAX_SMALL) < 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0 && debug != DebugMode.FULL) {
             return Zeroing.zero(region.asSlice(smallBlock(byteSize) - base, byteSize));
         }
@@ -246,7 +253,7 @@ public final class PooledAllocator implements Allocator {
 
     @Override
     public MemorySegment allocateUninitialized(long byteSize, long byteAlignment) {
-        if (Long.compareUnsigned(byteSize, SizeClasses.MAX_SMALL) <= 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
+        if (Long.compareUnsigned(byteSize - 1, SizeClasses.MAX_SMALL) < 0 && Long.compareUnsigned(byteAlignment, 16) <= 0
                 && ((FAST_ALIGNMENTS >>> byteAlignment) & 1) != 0 && debug != DebugMode.FULL) {
             return region.asSlice(smallBlock(byteSize) - base, byteSize);
         }
@@ -314,6 +321,9 @@ public final class PooledAllocator implements Allocator {
         Checks.sizeAndAlignment(byteSize, byteAlignment);
         if (closed) {
             throw Checks.closed(name);
+        }
+        if (byteSize == 0) {
+            return empty;
         }
         try {
             return allocateSlowOnce(byteSize, byteAlignment, zero);
@@ -582,6 +592,11 @@ public final class PooledAllocator implements Allocator {
     @Override
     public void free(MemorySegment segment) {
         long address = Objects.requireNonNull(segment, "segment").address();
+        if (segment.byteSize() == 0) {
+            // the empty segment, or a slice: one at a block's end starts the next block, and freed it
+            freeZeroLength(segment);
+            return;
+        }
         if (debug == DebugMode.FULL && !segment.scope().isAlive()) {
             // FULL mode gives every allocation a scope of its own that free closes: a segment whose scope is
             // closed was freed before, even where a later allocation starts at its address now, which the
@@ -622,6 +637,21 @@ public final class PooledAllocator implements Allocator {
             }
         }
         freeSlow(segment);
+    }
+
+    /**
+     * The free of a zero-length segment: nothing for the allocator's {@linkplain Checks#emptySegment empty
+     * segment}, and after close; refused for any other.
+     *
+     * @throws IllegalArgumentException if {@code segment} is not the empty segment and the allocator is open
+     */
+    private void freeZeroLength(MemorySegment segment) {
+        if (Checks.isEmptySegment(segment, arena.scope()) || closed) {
+            return;
+        }
+        String message = Checks.notTheEmptySegment(name, segment);
+        tracker.problem(message);
+        throw new IllegalArgumentException(message);
     }
 
     /**
