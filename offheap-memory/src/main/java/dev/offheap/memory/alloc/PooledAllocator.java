@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.management.ObjectName;
 
 /**
@@ -120,6 +121,8 @@ public final class PooledAllocator implements Allocator {
     private final AllocationTracker tracker;
     private final MemoryManager memoryManager;
     private final ManagerOwner managerOwner;
+    /** Makes the scope of its own that every FULL-mode allocation gets; {@link Arena#ofShared()} but in tests. */
+    private final Supplier<Arena> ownScopes;
     private final UnitRange range;
     /** The range's {@linkplain UnitRange#statesTable() unit table of states}, held here to save the fast paths a load. */
     private final byte[][] unitStates;
@@ -185,6 +188,7 @@ public final class PooledAllocator implements Allocator {
         this.tracker = new AllocationTracker(name, debug, arena.scope());
         this.memoryManager = b.memoryManager;
         this.managerOwner = new ManagerOwner(name);
+        this.ownScopes = b.ownScopes;
         this.range = new UnitRange(b.capacity, budget, name);
         this.unitStates = range.statesTable();
         this.base = range.base;
@@ -419,8 +423,15 @@ public final class PooledAllocator implements Allocator {
     // reinterpret is restricted: the block has at least byteSize bytes and lives until freed, when its own scope closes.
     @SuppressWarnings("restricted")
     private MemorySegment allocateTracked(int sizeClass, long byteSize, boolean zero) {
-        Arena own = Arena.ofShared();
-        long address = trackedBlock(sizeClass, byteSize, own);
+        Arena own = ownScopes.get();
+        long address;
+        try {
+            address = trackedBlock(sizeClass, byteSize, own);
+        } catch (RuntimeException | Error refused) {
+            // a budget, the range or a close refused the block: no segment of the scope exists, so nothing holds it
+            own.close();
+            throw refused;
+        }
         MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(byteSize, own, null);
         return zero ? Zeroing.zero(segment) : segment;
     }
@@ -542,10 +553,18 @@ public final class PooledAllocator implements Allocator {
         Span span = allocation.span();
         long address = (span.base + byteAlignment - 1) & -byteAlignment;
         boolean track = debug.tracksNext(sampleRate);
-        Arena own = track && debug == DebugMode.FULL ? Arena.ofShared() : null;
+        Arena own = track && debug == DebugMode.FULL ? ownScopes.get() : null;
         range.markLarge(span, address, byteSize, own);
         if (track) {
-            track(address, byteSize, own);
+            try {
+                track(address, byteSize, own);
+            } catch (IllegalStateException closedMeanwhile) {
+                // no segment of the scope exists; the units go back with the range when the close finishes
+                if (own != null) {
+                    own.close();
+                }
+                throw closedMeanwhile;
+            }
         }
         slowAllocatedBytes.addAndGet(byteSize);
         slowLiveAllocations.incrementAndGet();
@@ -1184,8 +1203,15 @@ public final class PooledAllocator implements Allocator {
         private long capacity = DEFAULT_CAPACITY;
         private String name;
         private boolean registerMBean = true;
+        private Supplier<Arena> ownScopes = Arena::ofShared;
 
         private Builder() {
+        }
+
+        /** For tests: what makes FULL mode's scope of each allocation ({@link Arena#ofShared()} by default). */
+        Builder ownScopes(Supplier<Arena> factory) {
+            this.ownScopes = Objects.requireNonNull(factory, "factory");
+            return this;
         }
 
         /**
