@@ -606,14 +606,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      * does not stop it midway (the rest neither removed nor told), it does all its work, and then the
      * listener's first Error is thrown, the later ones suppressed in it, as an operation on one entry
      * throws its listener's Error once every removal of the call was told. A failure of the operation itself
-     * (the cache closed, a value over the limit) is thrown with the listener's Errors suppressed in it.
+     * (the cache closed, a value over the limit, a checked exception a user's filter or function throws
+     * undeclared) is thrown with the listener's Errors suppressed in it.
      */
     <R> R bulk(Function<ListenerErrors, R> operation) {
         ListenerErrors errors = new ListenerErrors();
         R result;
         try {
             result = operation.apply(errors);
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
+            // Throwable: a filter or function written in Kotlin (or with a sneaky throw) throws checked exceptions,
+            // which went past a catch of RuntimeException and Error and lost the listener's Errors
             if (errors.first != null && errors.first != e) {
                 e.addSuppressed(errors.first);
             }
