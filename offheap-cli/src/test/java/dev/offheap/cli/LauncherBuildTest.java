@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -340,6 +341,36 @@ class LauncherBuildTest {
     }
 
     @Test
+    void aFolderTheUserCannotReadDoesNotStopTheLauncher() {
+        assertTimeoutPreemptively(TIMEOUT, () -> {
+            // a folder of the checkout the user may not read (made by a container as root, say): find reports it
+            // and fails, and the list of sources, which the launcher reads under set -e, ended the launcher there
+            Path unreadable = checkout.resolve("offheap-results/made-by-root");
+            Files.createDirectories(unreadable);
+            Files.setPosixFilePermissions(unreadable, PosixFilePermissions.fromString("---------"));
+            try {
+                List<String> asUser = new ArrayList<>();
+                if (Files.isReadable(unreadable)) {
+                    // root reads every folder: without the capabilities that let it, it reads as a user does
+                    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv, to run as root does not");
+                    asUser.addAll(List.of("/usr/bin/setpriv", "--inh-caps=-dac_override,-dac_read_search",
+                            "--bounding-set=-dac_override,-dac_read_search", "--"));
+                }
+                Result first = finish(start(asUser, Map.of(), "--help"));
+                assertThat(first.code()).as("%s", first).isZero();
+                assertThat(first.out()).contains("arg:--help");
+                assertThat(builds()).isEqualTo(1);
+
+                Result second = finish(start(asUser, Map.of(), "--help"));
+                assertThat(second.code()).as("%s", second).isZero();
+                assertThat(builds()).as("nothing changed").isEqualTo(1);
+            } finally {
+                Files.setPosixFilePermissions(unreadable, PosixFilePermissions.fromString("rwx------"));
+            }
+        });
+    }
+
+    @Test
     void anExportedCdpathDoesNotMoveTheRepositoryRoot() {
         assertTimeoutPreemptively(TIMEOUT, () -> {
             // run as bin/offheap from the checkout, as the README says; with CDPATH naming a folder that has
@@ -372,7 +403,12 @@ class LauncherBuildTest {
     }
 
     private Process start(Map<String, String> env, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+        return start(List.of(), env, args);
+    }
+
+    /** @param prefix the command that runs bin/offheap (setpriv, say), empty to run it as it is */
+    private Process start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(checkout.resolve("bin/offheap").toString());
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile());
