@@ -118,6 +118,16 @@ public final class OffHeapOfferCache implements OfferCache {
                         : ", values loaded into native memory, hits and misses read in place");
     }
 
+    /**
+     * {@link #get(long, OfferLoader)} on the native variant loads a miss as a string and copies every value,
+     * hit or miss, out of native memory into a new string: nothing is read in place.
+     */
+    @Override
+    public String describeForGet() {
+        return strings != null ? describe() : "offheap-cache, capacity " + capacity + " bytes"
+                + ", values in native memory, every request copies its value out into a string";
+    }
+
     @Override
     public void close() {
         if (strings != null) {

@@ -75,8 +75,19 @@ public interface OfferCache extends AutoCloseable {
     /** @return native memory the cache uses now by its own accounting, in bytes (0 for an on-heap cache) */
     long nativeBytes();
 
-    /** @return what it is, e.g. {@code Caffeine 3.x, maximumSize 5000} */
+    /** @return what it is, as {@link #fetch(long, OfferLoader)} uses it, e.g. {@code Caffeine 3.x, maximumSize 5000} */
     String describe();
+
+    /**
+     * What it is as {@link #get(long, OfferLoader)} alone uses it, every request taking its value as a string, as
+     * {@code offheap serve} does (its HTTP server needs each response as bytes on the heap): {@link #describe()},
+     * unless the cache's {@link #fetch(long, OfferLoader)} reads values in place, which {@code get} does not.
+     *
+     * @return what it is, so used
+     */
+    default String describeForGet() {
+        return describe();
+    }
 
     /** Frees the cache's memory; idempotent. */
     @Override

@@ -276,7 +276,8 @@ public final class OfferServer implements AutoCloseable {
         long loads = service.loads();
         long hits = service.hits();
         m.put("variant", variant);
-        m.put("cache", service.cache().describe());
+        // each request here takes its value through get, as a string: describe() tells how compare's fetch reads it
+        m.put("cache", service.cache().describeForGet());
         m.put("store", service.store().describe());
         m.put("offers", service.offers());
         m.put("uptimeSeconds", (System.nanoTime() - startNanos) / 1e9);
