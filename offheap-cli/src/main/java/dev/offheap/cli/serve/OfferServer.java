@@ -29,8 +29,10 @@ import org.HdrHistogram.Histogram;
  * <ul>
  *   <li>{@code GET /offers/{id}}: the description, {@code text/plain}; 400 for an id that is not a
  *       number, 404 for one outside the store</li>
- *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON</li>
- *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4)</li>
+ *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON; the hit ratio and the
+ *       latencies are null before the first request</li>
+ *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4); the latency quantiles are
+ *       NaN before the first request</li>
  * </ul>
  *
  * <p>{@code HEAD} of each answers as {@code GET} does (an offer is looked up, and counted, as for GET), with
@@ -301,11 +303,13 @@ public final class OfferServer implements AutoCloseable {
         m.put("gc", gcs);
         Histogram h = latency.copy();
         Map<String, Object> l = new LinkedHashMap<>();
+        // with no request yet there is no latency: null, as for the hit ratio, not HdrHistogram's 0
+        boolean none = h.getTotalCount() == 0;
         l.put("count", h.getTotalCount());
-        l.put("p50", h.getValueAtPercentile(50) / 1e3);
-        l.put("p99", h.getValueAtPercentile(99) / 1e3);
-        l.put("p999", h.getValueAtPercentile(99.9) / 1e3);
-        l.put("max", h.getMaxValue() / 1e3);
+        l.put("p50", none ? null : h.getValueAtPercentile(50) / 1e3);
+        l.put("p99", none ? null : h.getValueAtPercentile(99) / 1e3);
+        l.put("p999", none ? null : h.getValueAtPercentile(99.9) / 1e3);
+        l.put("max", none ? null : h.getMaxValue() / 1e3);
         m.put("latencyMicros", l);
         return m;
     }
@@ -343,7 +347,9 @@ public final class OfferServer implements AutoCloseable {
         sb.append("# TYPE offheap_request_seconds summary\n");
         for (double q : new double[] {0.5, 0.99, 0.999}) {
             sb.append("offheap_request_seconds{").append(v).append(",quantile=\"").append(q).append("\"} ")
-                    .append(number(h.getValueAtPercentile(q * 100) / 1e9)).append('\n');
+                    // a summary's quantile with no observations is NaN (Prometheus's client libraries write it so)
+                    .append(number(h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(q * 100) / 1e9))
+                    .append('\n');
         }
         sb.append("offheap_request_seconds_sum{").append(v).append("} ")
                 .append(number(h.getMean() * h.getTotalCount() / 1e9)).append('\n');
