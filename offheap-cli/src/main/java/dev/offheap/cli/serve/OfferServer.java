@@ -28,7 +28,7 @@ import org.HdrHistogram.Histogram;
  * The offer service over HTTP, on the JDK's {@code com.sun.net.httpserver}:
  * <ul>
  *   <li>{@code GET /offers/{id}}: the description, {@code text/plain}; 400 for an id that is not a
- *       number, 404 for one outside the store</li>
+ *       number in ASCII digits (with an optional sign), 404 for one outside the store</li>
  *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON; the hit ratio and the
  *       latencies are null before the first request</li>
  *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4); the latency quantiles are
@@ -75,7 +75,10 @@ public final class OfferServer implements AutoCloseable {
      */
     static final int BACKLOG = 4096;
     private static final long MAX_LATENCY_NANOS = 600_000_000_000L;
-    /** What {@link Long#parseLong(String)} reads as a number, whatever its size. */
+    /**
+     * An id: ASCII digits with an optional sign, whatever their count. {@link Long#parseLong(String)} alone took
+     * any Unicode digit too ({@code ３}, a full-width 3, served offer 3).
+     */
     private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?[0-9]+");
 
     private final OfferService service;
@@ -195,17 +198,17 @@ public final class OfferServer implements AutoCloseable {
             methodNotAllowed(e);
             return;
         }
+        if (!WHOLE_NUMBER.matcher(idText).matches()) {
+            respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got "
+                    + shown(idText, "'") + "\n");
+            return;
+        }
         long id;
         try {
             id = Long.parseLong(idText);
         } catch (NumberFormatException ex) {
             // digits past a long are a number all the same, outside the store like any other too large
-            if (WHOLE_NUMBER.matcher(idText).matches()) {
-                notAnOffer(e, idText);
-            } else {
-                respond(e, 400, "text/plain; charset=utf-8", "offer id must be a whole number, got "
-                        + shown(idText, "'") + "\n");
-            }
+            notAnOffer(e, idText);
             return;
         }
         if (id < 0 || id >= service.offers()) {
