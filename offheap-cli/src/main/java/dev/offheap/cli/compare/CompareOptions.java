@@ -301,7 +301,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             }
         }
         String tooMany = loader != Workload.Loader.DATABASE ? null : H2OfferStore.tooManyOffers(
-                keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0));
+                keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0), keys != 0);
         if (tooMany != null) {
             throw new UsageException(tooMany);
         }

@@ -56,12 +56,22 @@ public final class H2OfferStore implements OfferStore {
 
     /**
      * @param offers the offers a run or service needs
+     * @param keysGiven whether the user gave that count with {@code --keys}; if not, it is the default, twice the
+     *                  (largest) {@code --max-entries}, and the message names that option instead
      * @return null if the database may hold that many, else why not, for a usage message
      */
-    public static String tooManyOffers(long offers) {
-        return offers <= MAX_OFFERS ? null : String.format(java.util.Locale.ROOT, "the offer database would hold"
-                + " %,d offers (%,d MB of text), more than the %,d it may: a smaller --keys, or --loader memory", offers,
-                offers * Offers.TEXT_BYTES / 1_000_000, MAX_OFFERS);
+    public static String tooManyOffers(long offers, boolean keysGiven) {
+        if (offers <= MAX_OFFERS) {
+            return null;
+        }
+        String start = String.format(java.util.Locale.ROOT, "the offer database would hold %,d offers (%,d MB of text)",
+                offers, offers * Offers.TEXT_BYTES / 1_000_000);
+        return keysGiven
+                ? start + String.format(java.util.Locale.ROOT, ", more than the %,d it may: a smaller --keys, or"
+                        + " --loader memory", MAX_OFFERS)
+                : start + String.format(java.util.Locale.ROOT, ", 2 x --max-entries for want of --keys, more than the"
+                        + " %,d it may: a smaller --max-entries, --keys of at most %,d, or --loader memory", MAX_OFFERS,
+                        MAX_OFFERS);
     }
     /**
      * @param dir a database folder

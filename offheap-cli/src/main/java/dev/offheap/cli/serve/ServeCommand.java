@@ -197,7 +197,7 @@ public final class ServeCommand implements Command {
                 throw new UsageException("--db: " + unusable);
             }
         }
-        String tooMany = memory ? null : H2OfferStore.tooManyOffers(keys != 0 ? keys : 2L * maxEntries);
+        String tooMany = memory ? null : H2OfferStore.tooManyOffers(keys != 0 ? keys : 2L * maxEntries, keys != 0);
         if (tooMany != null) {
             throw new UsageException(tooMany);
         }
