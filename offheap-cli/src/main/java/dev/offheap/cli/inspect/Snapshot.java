@@ -11,8 +11,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.Attribute;
@@ -48,6 +46,9 @@ import javax.management.openmbean.TabularData;
  * @param managers         the offheap memory managers, by name
  * @param allocators       the offheap allocators that registered an MBean, by name
  * @param caches           the offheap caches, by name
+ *
+ * <p>Each list is in the order of the names it shows, numbers in names compared as numbers ({@code x-2} before
+ * {@code x-10}); see {@link #NAME_ORDER}.
  */
 public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis, long heapUsed, long heapCommitted,
         long heapMax, List<BufferPool> bufferPools, Nmt nmt, long residentBytes, long residentPeak,
@@ -180,7 +181,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         long heapMax = compositeLong(heap, "max");
 
         List<BufferPool> pools = new ArrayList<>();
-        for (ObjectName name : sorted(connection.queryNames(new ObjectName("java.nio:type=BufferPool,*"), null))) {
+        for (ObjectName name : connection.queryNames(new ObjectName("java.nio:type=BufferPool,*"), null)) {
             Map<String, Object> a = attributes(connection, name, "Name", "Count", "MemoryUsed", "TotalCapacity");
             if (a != null) {
                 pools.add(new BufferPool(String.valueOf(a.getOrDefault("Name", name.getKeyProperty("name"))),
@@ -189,7 +190,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         }
 
         List<Manager> managers = new ArrayList<>();
-        for (ObjectName name : sorted(connection.queryNames(new ObjectName(MANAGER_PATTERN), null))) {
+        for (ObjectName name : connection.queryNames(new ObjectName(MANAGER_PATTERN), null)) {
             Map<String, Object> a = attributes(connection, name, "MemoryType", "PageSize", "TotalBytes",
                     "TotalPages", "UsedPages", "FreePages", "ReservedBytes", "UsedBytes", "PeakUsedBytes",
                     "AllocationFailures", "SpillCount", "SpilledBytes", "QuarantinedPages", "UsageByOwner");
@@ -204,7 +205,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         }
 
         List<Allocator> allocators = new ArrayList<>();
-        for (ObjectName name : sorted(connection.queryNames(new ObjectName(ALLOCATOR_PATTERN), null))) {
+        for (ObjectName name : connection.queryNames(new ObjectName(ALLOCATOR_PATTERN), null)) {
             Map<String, Object> a = attributes(connection, name, "Kind", "DebugMode", "AllocatedBytes",
                     "LiveAllocations", "FootprintBytes", "CapacityBytes", "ThreadCount", "BudgetPath",
                     "BudgetLimitBytes", "BudgetUsedBytes", "ProblemsSeen");
@@ -220,7 +221,7 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         }
 
         List<Cache> caches = new ArrayList<>();
-        for (ObjectName name : sorted(connection.queryNames(new ObjectName(CACHE_PATTERN), null))) {
+        for (ObjectName name : connection.queryNames(new ObjectName(CACHE_PATTERN), null)) {
             Map<String, Object> a = attributes(connection, name, "CapacityBytes", "UsedBytes", "EntryCount",
                     "WeightedSize", "HitRatio", "HitCount", "MissCount", "LoadSuccessCount", "LoadFailureCount",
                     "EvictionCount", "EvictionBytes", "ExpirationCount");
@@ -238,6 +239,10 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
             }
         }
 
+        pools.sort(Comparator.comparing(BufferPool::name, NAME_ORDER));
+        managers.sort(Comparator.comparing(Manager::name, NAME_ORDER));
+        allocators.sort(Comparator.comparing(Allocator::name, NAME_ORDER));
+        caches.sort(Comparator.comparing(Cache::name, NAME_ORDER));
         long[] resident = resident(pid);
         return new Snapshot(pid, now, jvm.trim(), uptime, heapUsed, heapCommitted, heapMax, List.copyOf(pools),
                 nmt(connection), resident[0], resident[1], List.copyOf(managers), List.copyOf(allocators),
@@ -325,10 +330,68 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         return map;
     }
 
-    private static List<ObjectName> sorted(Set<ObjectName> names) {
-        TreeSet<ObjectName> sorted = new TreeSet<>(Comparator.comparing(ObjectName::getCanonicalName));
-        sorted.addAll(names);
-        return List.copyOf(sorted);
+    /**
+     * The order of the rows: by the name a row shows, runs of ASCII digits compared as numbers ({@code x-2} before
+     * {@code x-10}), the rest character by character; names equal so (one number written with leading zeros) in
+     * plain string order. Sorting by the MBean's canonical name put every name quoted in it ({@code "*"},
+     * {@code "a,b"}) before the rest, and {@code x-10} before {@code x-2}.
+     */
+    static final Comparator<String> NAME_ORDER = Snapshot::compareNames;
+
+    private static int compareNames(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            char ca = a.charAt(i);
+            char cb = b.charAt(j);
+            if (isDigit(ca) && isDigit(cb)) {
+                int endA = digitsEnd(a, i);
+                int endB = digitsEnd(b, j);
+                int startA = skipZeros(a, i, endA);
+                int startB = skipZeros(b, j, endB);
+                // without leading zeros, the longer run is the larger number; of two as long, the first digit
+                // that differs decides
+                int byLength = Integer.compare(endA - startA, endB - startB);
+                if (byLength != 0) {
+                    return byLength;
+                }
+                int byDigits = a.substring(startA, endA).compareTo(b.substring(startB, endB));
+                if (byDigits != 0) {
+                    return byDigits;
+                }
+                i = endA;
+                j = endB;
+            } else {
+                if (ca != cb) {
+                    return Character.compare(ca, cb);
+                }
+                i++;
+                j++;
+            }
+        }
+        int byRest = Integer.compare(a.length() - i, b.length() - j);
+        return byRest != 0 ? byRest : a.compareTo(b);
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static int digitsEnd(String s, int from) {
+        int end = from;
+        while (end < s.length() && isDigit(s.charAt(end))) {
+            end++;
+        }
+        return end;
+    }
+
+    /** @return where the run's digits start past its leading zeros, keeping its last digit */
+    private static int skipZeros(String s, int from, int end) {
+        int start = from;
+        while (start < end - 1 && s.charAt(start) == '0') {
+            start++;
+        }
+        return start;
     }
 
     private static long number(Object value) {
