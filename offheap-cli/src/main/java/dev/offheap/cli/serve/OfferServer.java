@@ -274,6 +274,14 @@ public final class OfferServer implements AutoCloseable {
         respond(e, 405, "text/plain; charset=utf-8", "only GET and HEAD are supported\n");
     }
 
+    /**
+     * @return offer requests so far: those the service was asked for an offer in its store (hits, misses and
+     *         failed loads); the count stays readable after {@link #close()}, and is final then
+     */
+    public long requests() {
+        return service.requests();
+    }
+
     /** @return the numbers /stats shows */
     public Map<String, Object> stats() {
         Map<String, Object> m = new LinkedHashMap<>();

@@ -218,6 +218,9 @@ public final class ServeCommand implements Command {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             server.close();
+            // stopped by a signal (Ctrl-C, SIGTERM) it says what --stop-after's stop says, on stderr
+            err.println("offheap serve: stopped after " + server.requests() + " requests");
+            err.flush();
             stopped.countDown();
         }, "offheap-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -238,9 +241,8 @@ public final class ServeCommand implements Command {
                 awaitQuietly(stopped);
                 return;
             }
-            Object requests = server.stats().get("requests");
             server.close();
-            out.println("offheap serve: stopped after " + requests + " requests");
+            out.println("offheap serve: stopped after " + server.requests() + " requests");
         }
     }
 
