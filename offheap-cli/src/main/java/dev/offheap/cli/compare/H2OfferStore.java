@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  * version of this store (another format or text size), with a message that says that instead of "corrupt". A read-only one (H2 opens a
  * file it may not write read-only) is used as it is, and is a failure, not corruption, when it holds too few.
  * So is a query that fails because the JVM is shutting down (Ctrl-C, SIGTERM: H2's shutdown hook closes every
- * database): the database is left as it is.
+ * database opened to be closed at exit, as the creation and check are): the database is left as it is.
  *
  * <p>Openers take turns: each creates, completes, checks and connects to the database holding a lock on
  * {@value #LOCK_NAME} in its folder (and a lock per folder among the threads of one JVM), so that of two
@@ -152,6 +152,31 @@ public final class H2OfferStore implements OfferStore {
      *         database is left as it is, not taken for corrupt and rebuilt
      */
     public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
+        return open(dir, offers, valueSize, connections, log, true);
+    }
+
+    /**
+     * {@link #open(Path, long, int, int, Consumer)}, choosing whether H2 closes the store's database when the JVM
+     * shuts down. H2's own shutdown hook does by default, concurrently with every other hook: a service that lets
+     * its requests in progress finish from its own hook (Ctrl-C, SIGTERM) would see their loads fail with
+     * "Database is already closed". Such a service opens the store with {@code closeAtExit} false and closes it
+     * itself, from its hook, after its last load; a store not closed by then is left as a crash leaves it (H2
+     * recovers it on the next open). The creation, completion and check of the database are closed at exit
+     * either way, so that a stop while they run keeps the database as it is.
+     *
+     * @param dir the folder of the database; created if missing
+     * @param offers how many offers it must hold, 1 or more
+     * @param valueSize the description size {@link #load(long)} returns, in bytes, 1 or more
+     * @param connections how many loads may query at once, 1 or more (usually the thread count)
+     * @param log told what happens: created, filled, rebuilt because corrupt or written by another version
+     * @param closeAtExit whether H2 closes the store's database when the JVM shuts down; if false, the caller
+     *        closes the store, from a shutdown hook of its own where the JVM may exit while the store is open
+     * @return the store
+     * @throws IllegalArgumentException as {@link #open(Path, long, int, int, Consumer)} throws it
+     * @throws IllegalStateException as {@link #open(Path, long, int, int, Consumer)} throws it
+     */
+    public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log,
+            boolean closeAtExit) {
         if (offers <= 0 || valueSize <= 0 || connections <= 0) {
             throw new IllegalArgumentException("offers (" + offers + "), value size (" + valueSize
                     + " bytes) and connections (" + connections + ") must be positive");
@@ -178,7 +203,8 @@ public final class H2OfferStore implements OfferStore {
             List<Connection> conns = new ArrayList<>();
             try {
                 for (int i = 0; i < connections; i++) {
-                    conns.add(connect(dir));
+                    // the first connection opens the database (prepare's closed it) and sets how it closes at exit
+                    conns.add(connect(dir, closeAtExit));
                 }
             } catch (SQLException e) {
                 conns.forEach(H2OfferStore::closeQuietly);
@@ -423,9 +449,17 @@ public final class H2OfferStore implements OfferStore {
     }
 
     private static Connection connect(Path dir) throws SQLException {
+        return connect(dir, true);
+    }
+
+    /**
+     * @param closeAtExit whether H2's shutdown hook closes the database, where this connection opens it (the
+     *        connection that opens a database decides; one to a database already open takes it as it is)
+     */
+    private static Connection connect(Path dir, boolean closeAtExit) throws SQLException {
         // DB_CLOSE_DELAY=0: the last connection's close writes and releases the file, so the next JVM opens it
         return DriverManager.getConnection("jdbc:h2:file:" + dir.toAbsolutePath().resolve(NAME)
-                + ";DB_CLOSE_DELAY=0", "sa", "");
+                + ";DB_CLOSE_DELAY=0" + (closeAtExit ? "" : ";DB_CLOSE_ON_EXIT=FALSE"), "sa", "");
     }
 
     private static void closeQuietly(Connection c) {

@@ -260,7 +260,8 @@ public final class ServeCommand implements Command {
      *
      * @param a the arguments
      * @param out told about the database (created, rebuilt)
-     * @return the running server
+     * @return the running server; its {@link OfferServer#close()} closes the database, which H2 does not close at the
+     *         JVM's exit: a caller that may exit while it runs closes it from a shutdown hook
      * @throws CommandException if the port cannot be bound, the store cannot be opened or the cache cannot be built
      */
     public static OfferServer start(Args a, PrintStream out) throws CommandException {
@@ -268,7 +269,10 @@ public final class ServeCommand implements Command {
         OfferStore store;
         try {
             store = a.memoryLoader() ? new LatencyOfferStore(a.keys(), a.valueSize(), a.latency())
-                    : H2OfferStore.open(a.db(), a.keys(), a.valueSize(), a.threads(), m -> out.println("offheap serve: " + m));
+                    // not closed by H2's shutdown hook, which ran while run's hook let the requests in progress
+                    // finish and failed their loads: the server's close closes it after them
+                    : H2OfferStore.open(a.db(), a.keys(), a.valueSize(), a.threads(), m -> out.println("offheap serve: " + m),
+                            false);
         } catch (IllegalStateException e) {
             bound.close();
             throw new CommandException(e.getMessage(), e);
