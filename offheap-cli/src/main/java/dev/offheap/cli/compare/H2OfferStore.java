@@ -314,7 +314,7 @@ public final class H2OfferStore implements OfferStore {
     }
 
     /** @return whether the JVM's shutdown has begun: its hooks run, H2's among them, which closes every database */
-    private static boolean jvmShuttingDown() {
+    public static boolean jvmShuttingDown() {
         Thread probe = new Thread(() -> { });
         try {
             Runtime.getRuntime().addShutdownHook(probe);

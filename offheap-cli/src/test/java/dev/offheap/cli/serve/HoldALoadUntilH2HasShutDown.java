@@ -1,5 +1,7 @@
 package dev.offheap.cli.serve;
 
+import dev.offheap.cli.compare.H2OfferStore;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
@@ -38,7 +40,7 @@ public final class HoldALoadUntilH2HasShutDown implements org.h2.api.Trigger {
         System.out.println(HELD);
         System.out.flush();
         try {
-            while (!shuttingDown()) {
+            while (!H2OfferStore.jvmShuttingDown()) {
                 Thread.sleep(1);
             }
             Class<?> closer = Class.forName("org.h2.engine.OnExitDatabaseCloser");
@@ -54,17 +56,6 @@ public final class HoldALoadUntilH2HasShutDown implements org.h2.api.Trigger {
             Thread.currentThread().interrupt();
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("H2's shutdown hook is no longer where this test looks for it", e);
-        }
-    }
-
-    private static boolean shuttingDown() {
-        Thread probe = new Thread(() -> { });
-        try {
-            Runtime.getRuntime().addShutdownHook(probe);
-            Runtime.getRuntime().removeShutdownHook(probe);
-            return false;
-        } catch (IllegalStateException shutdownInProgress) {
-            return true;
         }
     }
 }
