@@ -1,5 +1,6 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.Budget;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -60,6 +61,28 @@ final class Checks {
      */
     static boolean isStale(MemorySegment.Scope freed, MemorySegment.Scope live) {
         return !freed.isAlive() && !live.equals(freed);
+    }
+
+    /**
+     * Refuses a memory manager's own budget at the builder: it refuses reserves from anyone but its manager,
+     * so every allocation charged to it would fail. Probed with a reserve of nothing, which a manager's budget
+     * refuses and any other budget grants without a change.
+     *
+     * @return {@code budget}
+     * @throws IllegalArgumentException if {@code budget} is a {@link dev.offheap.memory.MemoryManager#budget()}
+     */
+    static Budget usableBudget(Budget budget) {
+        if (budget != null) {
+            try {
+                budget.tryReserve(0);
+            } catch (UnsupportedOperationException managers) {
+                throw new IllegalArgumentException("an allocator cannot charge this budget: " + managers.getMessage()
+                        + " (give the allocator budget.child(name, limit))", managers);
+            } catch (IllegalStateException closed) {
+                // a closed budget: each allocation is refused as such, as the builders document
+            }
+        }
+        return budget;
     }
 
     static int sampleRate(int rate) {

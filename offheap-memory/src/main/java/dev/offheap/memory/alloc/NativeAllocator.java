@@ -524,9 +524,12 @@ public final class NativeAllocator implements Allocator {
          * @param budget charged the requested bytes of every allocation, released on free; refusals throw
          *               {@link BudgetExceededException}. Null for none.
          * @return this builder
+         * @throws IllegalArgumentException if {@code budget} is a memory manager's own budget
+         *         ({@link dev.offheap.memory.MemoryManager#budget()}), which only its manager may reserve from;
+         *         a child of it is fine
          */
         public Builder budget(Budget budget) {
-            this.budget = budget;
+            this.budget = Checks.usableBudget(budget);
             return this;
         }
 

@@ -1229,9 +1229,12 @@ public final class PooledAllocator implements Allocator {
          * @param budget charged per 64 KiB unit of footprint (see the class description); refusals throw
          *               {@link BudgetExceededException}. Null for none.
          * @return this builder
+         * @throws IllegalArgumentException if {@code budget} is a memory manager's own budget
+         *         ({@link dev.offheap.memory.MemoryManager#budget()}), which only its manager may reserve from;
+         *         a child of it is fine
          */
         public Builder budget(Budget budget) {
-            this.budget = budget;
+            this.budget = Checks.usableBudget(budget);
             return this;
         }
 

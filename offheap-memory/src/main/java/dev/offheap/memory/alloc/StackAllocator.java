@@ -1078,9 +1078,12 @@ public final class StackAllocator implements AutoCloseable {
          * @param budget charged each thread's stack and every chunk it grows by; refusals throw
          *               {@link BudgetExceededException}. Null for none.
          * @return this builder
+         * @throws IllegalArgumentException if {@code budget} is a memory manager's own budget
+         *         ({@link dev.offheap.memory.MemoryManager#budget()}), which only its manager may reserve from;
+         *         a child of it is fine
          */
         public Builder budget(Budget budget) {
-            this.budget = budget;
+            this.budget = Checks.usableBudget(budget);
             return this;
         }
 
