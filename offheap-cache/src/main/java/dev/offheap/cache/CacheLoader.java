@@ -33,7 +33,10 @@ public interface CacheLoader<K, V> {
      * @return their values; keys missing from the result are not cached. Its keys are matched to the asked
      *         ones by their serialized bytes, as the cache compares keys (so new {@code byte[]} keys of the
      *         same contents do); keys in it that were not asked for are cached too, as in Caffeine, but not
-     *         returned by {@link OffHeapCache#getAll}
+     *         returned by {@link OffHeapCache#getAll} (one that cannot be stored, its value over the entry
+     *         limit or its key or value refused by a serializer, is skipped and logged). A value of an
+     *         asked key that cannot be stored fails the {@code getAll} once the others are stored, as
+     *         {@link OffHeapCache#getAll} says
      * @throws Exception anything; the cache wraps it in a {@link CacheLoadException}, setting the thread's
      *                   interrupt status again for an {@link InterruptedException}, as for {@link #load}
      */

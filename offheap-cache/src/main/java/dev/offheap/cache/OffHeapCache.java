@@ -98,16 +98,28 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     /**
      * Gets the values, loading the absent ones with the builder's {@link CacheLoader}.
      *
+     * <p>A value {@code loadAll} gave for an asked key that cannot be stored (over
+     * {@link CacheBuilder#maxEntryBytes(long)}, or refused by the value serializer) does not stop the others:
+     * every other value is stored, and the callers waiting for each key get that key's outcome (its value,
+     * or a {@link CacheLoadException} whose cause is what kept its own value from being stored, as
+     * {@link #get(Object, Function)} says); then this call throws that failure as it is, the first in the
+     * order asked, with those of later keys suppressed in it. The statistics count the {@code loadAll} as
+     * one load failure. A key {@code loadAll} gave that was not asked for and cannot be stored is skipped
+     * (logged as a warning): the call does not fail for it.
+     *
      * @param keys the keys
      * @return the value of every key present or loaded, in the order {@code keys} gave them (loaded keys
      *         in their places among the present ones), a key given twice once (at its first place); keys the
      *         loader's {@link CacheLoader#loadAll} left out of its result are absent from it (and not
      *         cached), and keys it added that were not asked for are cached but not in it, as in Caffeine
-     * @throws IllegalStateException if the cache was built without a loader, or is closed
-     * @throws CacheLoadException    if {@code loadAll} threw an exception or returned null, or if this call
-     *                               waited for another thread's load of one of the keys that failed (see
-     *                               {@link #get(Object, Function)}: an Error of the loader, or a failure to
-     *                               store a value this call loaded, passes as it is)
+     * @throws IllegalStateException  if the cache was built without a loader, or is closed
+     * @throws CacheLoadException     if {@code loadAll} threw an exception or returned null, or if this call
+     *                                waited for another thread's load of one of the keys that failed (see
+     *                                {@link #get(Object, Function)}: an Error of the loader passes as it is)
+     * @throws ValueTooLargeException if a value {@code loadAll} gave for an asked key is larger than
+     *                                {@link CacheBuilder#maxEntryBytes(long)} (the other values are stored)
+     * @throws SerializationException if the value serializer threw or lied about the size of a value
+     *                                {@code loadAll} gave for an asked key (the other values are stored)
      */
     Map<K, V> getAll(Iterable<? extends K> keys);
 

@@ -1330,11 +1330,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             throw new CacheLoadException("loadAll returned null in cache '" + name + "'", null);
         }
         long loadNanos = System.nanoTime() - start;
-        // counted once the values are stored: a store that fails fails the call, and that is a load failure
+        // counted once the values are stored: a value of an asked key that cannot be stored fails the call,
+        // and that is a load failure (one for the whole loadAll, as its success is one)
+        Throwable notStored = null;
         boolean stored = false;
         try {
-            storeLoaded(loaded, mine, ids, toLoad, result, errors);
-            stored = true;
+            notStored = storeLoaded(loaded, mine, ids, toLoad, result, errors);
+            stored = notStored == null;
         } finally {
             if (stored) {
                 stats.loadSuccess(loadNanos);
@@ -1342,11 +1344,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 stats.loadFailure(loadNanos);
             }
         }
+        // as a get whose value cannot be stored: the failure as it is, once every other value is stored
+        Failures.throwIfAny(notStored);
     }
 
-    /** Stores what {@link #loadAllOf}'s {@code loadAll} gave, into {@code result}, and completes each key's load. */
-    private void storeLoaded(Map<? super K, V> loaded, Map<K, Load<V>> mine, Map<K, Bytes> ids, Set<K> toLoad,
-                             Map<K, V> result, ListenerErrors errors) {
+    /**
+     * Stores what {@link #loadAllOf}'s {@code loadAll} gave, into {@code result}, and completes each key's
+     * load: with its value, with null for a key loadAll left out, or with what kept its value from being
+     * stored (a value over the entry limit, a serializer's failure, the cache closed), so that the callers
+     * waiting for each key get that key's own outcome. A value that cannot be stored does not stop the
+     * others: it stopped them, and the keys after it were neither stored nor returned, their waiters given
+     * its failure. Keys that were not asked for are stored as puts; one that cannot be stored is skipped
+     * and logged (nobody asked for it: it failed the call, every asked key stored).
+     *
+     * @return what kept values of asked keys from being stored, the first with the later ones suppressed in
+     *         it; null if every value given for an asked key was stored
+     */
+    private Throwable storeLoaded(Map<? super K, V> loaded, Map<K, Load<V>> mine, Map<K, Bytes> ids, Set<K> toLoad,
+                                  Map<K, V> result, ListenerErrors errors) {
         Map<K, V> values = new HashMap<>();
         for (K key : toLoad) {
             V value = loaded.get(key);
@@ -1355,25 +1370,50 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
         }
         Map<K, V> extras = values.size() < loaded.size() ? matchByBytes(loaded, toLoad, ids, values) : Map.of();
+        Throwable notStored = null;
         for (K key : toLoad) {
             V value = values.get(key);
+            Load<V> load = mine.get(key);
             if (value != null) {
-                write(key, value, 0, mine.get(key), errors);
+                try {
+                    write(key, value, 0, load, errors);
+                } catch (Throwable e) {
+                    // anything, a checked exception thrown undeclared too: this key's waiters get it
+                    load.result.completeExceptionally(e);
+                    loads.remove(ids.get(key), load);
+                    notStored = Failures.firstOrSuppressed(notStored, e);
+                    continue;
+                }
                 result.put(key, value);
             }
-            finish(mine.get(key), ids.get(key), value);
+            finish(load, ids.get(key), value);
         }
         // keys nobody asked for are cached too (as in Caffeine), as puts, but not returned
         for (Map.Entry<K, V> extra : extras.entrySet()) {
-            write(extra.getKey(), extra.getValue(), 0, null, errors);
+            try {
+                write(extra.getKey(), extra.getValue(), 0, null, errors);
+            } catch (Exception e) {
+                if (closed) {
+                    break; // nothing more can be stored, and the asked keys were
+                }
+                skippedExtra(extra.getKey(), e);
+            }
         }
+        return notStored;
+    }
+
+    /** Logs a key {@code loadAll} gave without being asked for it that could not be cached. */
+    private void skippedExtra(Object key, Exception failure) {
+        LOG.log(System.Logger.Level.WARNING, "cache '" + name + "': loadAll gave key " + key + ", which was not"
+                + " asked for, and it could not be cached: " + failure, failure);
     }
 
     /**
      * The entries of a {@code loadAll} result that {@code equals} did not match to an asked key: matched by
      * their serialized bytes, as the cache compares keys, into {@code values} (a loader that makes its keys
      * anew, as for {@code byte[]} keys, whose equals is identity: their values were dropped, every key
-     * reported absent and nothing cached); the rest, keys that were not asked for, are returned.
+     * reported absent and nothing cached); the rest, keys that were not asked for, are returned, but for one
+     * the key serializer cannot serialize, which is skipped and logged as {@link #storeLoaded} does.
      */
     private Map<K, V> matchByBytes(Map<? super K, V> loaded, Set<K> toLoad, Map<K, Bytes> ids, Map<K, V> values) {
         Map<Bytes, K> asked = new HashMap<>();
@@ -1387,7 +1427,15 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             @SuppressWarnings("unchecked")
             K key = (K) entry.getKey();
-            K askedKey = asked.get(new Bytes(keyBytes(key)));
+            byte[] bytes;
+            try {
+                bytes = keyBytes(key);
+            } catch (Exception e) {
+                // not one of the asked keys, whose bytes were made: a key not asked for that cannot be stored
+                skippedExtra(key, e);
+                continue;
+            }
+            K askedKey = asked.get(new Bytes(bytes));
             if (askedKey == null) {
                 extras.put(key, entry.getValue());
             } else {
