@@ -382,6 +382,20 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
 
         /**
+         * {@link #finish()}, with the operation's statistics counted by {@code counting} first unless a
+         * failure recorded inside the store call (a writer's, an entry processor's) undid the operation. A
+         * synchronous listener's failure comes after the change was made, so that change still counts: a
+         * put whose listener threw is a put.
+         */
+        void finish(Runnable counting) {
+            deliver();
+            if (failure == null) {
+                counting.run();
+            }
+            finish();
+        }
+
+        /**
          * Delivers the events, then rethrows a failure recorded inside the store call.
          *
          * @throws javax.cache.event.CacheEntryListenerException the first synchronous listener's failure
@@ -1066,10 +1080,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         } else {
             compute(key, op, (k, old) -> putInside(key, value, old, op));
         }
-        op.finish();
-        if (statisticsOn() && op.stored > 0) {
-            statistics.puts(op.stored, op.elapsedNanos());
-        }
+        op.finish(() -> {
+            if (statisticsOn() && op.stored > 0) {
+                statistics.puts(op.stored, op.elapsedNanos());
+            }
+        });
     }
 
     /** A put inside the store's compute: writes through, then stores with the right expiry and event. */
@@ -1091,22 +1106,23 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkValue(value);
         Op op = new Op();
         V old = putAndGetOld(key, value, op, false);
-        if (statisticsOn()) {
-            statistics.get(old != null);
-            if (op.stored > 0) { // not where the entry expired at its creation: no put, so no put time
-                statistics.puts(op.stored, op.elapsedNanos());
+        op.finish(() -> {
+            if (statisticsOn()) {
+                statistics.get(old != null);
+                if (op.stored > 0) { // not where the entry expired at its creation: no put, so no put time
+                    statistics.puts(op.stored, op.elapsedNanos());
+                }
+                statistics.getTime(op.elapsedNanos());
             }
-            statistics.getTime(op.elapsedNanos());
-        }
+        });
         return old;
     }
 
     /**
      * The compute of {@code getAndPut} and {@code getAndReplace}: puts {@code value}, where
-     * {@code onlyIfPresent} only over a live entry, then finishes {@code op}.
+     * {@code onlyIfPresent} only over a live entry; the caller finishes {@code op}.
      *
      * @return the live value the put replaced; null where there was none or the put failed
-     * @throws RuntimeException the failure the put recorded, after the events are dispatched
      */
     private V putAndGetOld(K key, V value, Op op, boolean onlyIfPresent) {
         List<V> previous = new ArrayList<>(1);
@@ -1121,7 +1137,6 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             return result;
         });
-        op.finish();
         return previous.isEmpty() ? null : previous.get(0);
     }
 
@@ -1213,13 +1228,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             stored[0] = op.failure == null;
             return result;
         });
-        op.finish();
-        if (statisticsOn()) {
-            statistics.get(!stored[0]);
-            if (op.stored > 0) { // not where the entry expired at its creation, as in getAndPut
-                statistics.puts(op.stored, op.elapsedNanos());
+        op.finish(() -> {
+            if (statisticsOn()) {
+                statistics.get(!stored[0]);
+                if (op.stored > 0) { // not where the entry expired at its creation, as in getAndPut
+                    statistics.puts(op.stored, op.elapsedNanos());
+                }
             }
-        }
+        });
         return stored[0];
     }
 
@@ -1233,10 +1249,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             removed[0] = removeInside(key, old, op) != null;
             return op.failure == null ? null : old;
         });
-        op.finish();
-        if (removed[0] && statisticsOn()) {
-            statistics.removals(1, op.elapsedNanos());
-        }
+        op.finish(() -> {
+            if (removed[0] && statisticsOn()) {
+                statistics.removals(1, op.elapsedNanos());
+            }
+        });
         return removed[0];
     }
 
@@ -1269,13 +1286,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkKey(key);
         checkValue(oldValue);
         Op op = new Op();
-        boolean removed = applyIfEquals(key, oldValue, op, (old, live) -> {
+        Match outcome = applyIfEquals(key, oldValue, op, (old, live) -> {
             removeInside(key, old, op);
             return op.failure == null ? null : old;
-        }) == Match.APPLIED;
-        if (removed && statisticsOn()) {
-            statistics.removals(1, op.elapsedNanos());
-        }
+        });
+        boolean removed = outcome == Match.APPLIED;
+        op.finish(() -> {
+            countFound(outcome);
+            if (removed && statisticsOn()) {
+                statistics.removals(1, op.elapsedNanos());
+            }
+        });
         return removed;
     }
 
@@ -1294,12 +1315,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * inside the store's compute, a live entry whose value equals {@code expected} (arrays by content, as
      * {@link Objects#deepEquals}) becomes what
      * {@code change} returns, a live entry with another value is accessed (its expiry renewed by the
-     * access rule). Then finishes {@code op} and counts a hit where a live entry was, else a miss.
+     * access rule). The caller finishes {@code op} and counts what was found ({@link #countFound}).
      *
      * @param change from the old stored entry and the live one, the entry to store (null: none); sets
      *     {@code op.failure} where it fails
      * @return what was found and done
-     * @throws RuntimeException the failure {@code change} recorded, after the events are dispatched
      */
     private Match applyIfEquals(K key, V expected, Op op, BiFunction<Expirable<V>, Expirable<V>, Expirable<V>> change) {
         Match[] outcome = {Match.ABSENT};
@@ -1319,11 +1339,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             return result;
         });
-        op.finish();
-        if (statisticsOn()) {
-            statistics.get(outcome[0] != Match.ABSENT);
-        }
         return outcome[0];
+    }
+
+    /** Counts the hit (a live entry) or miss of a compare-and-change ({@link #applyIfEquals}). */
+    private void countFound(Match outcome) {
+        if (statisticsOn()) {
+            statistics.get(outcome != Match.ABSENT);
+        }
     }
 
     @Override
@@ -1339,15 +1362,16 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             return op.failure == null ? null : old;
         });
-        op.finish();
         V old = previous.isEmpty() ? null : previous.get(0);
-        if (statisticsOn()) {
-            statistics.get(old != null);
-            if (old != null) {
-                statistics.removals(1, op.elapsedNanos());
+        op.finish(() -> {
+            if (statisticsOn()) {
+                statistics.get(old != null);
+                if (old != null) {
+                    statistics.removals(1, op.elapsedNanos());
+                }
+                statistics.getTime(op.elapsedNanos());
             }
-            statistics.getTime(op.elapsedNanos());
-        }
+        });
         return old;
     }
 
@@ -1358,11 +1382,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkValue(oldValue);
         checkValue(newValue);
         Op op = new Op();
-        boolean replaced = applyIfEquals(key, oldValue, op, (old, live) -> putInside(key, newValue, old, op))
-                == Match.APPLIED;
-        if (replaced && statisticsOn()) {
-            statistics.puts(1, op.elapsedNanos());
-        }
+        Match outcome = applyIfEquals(key, oldValue, op, (old, live) -> putInside(key, newValue, old, op));
+        boolean replaced = outcome == Match.APPLIED;
+        op.finish(() -> {
+            countFound(outcome);
+            if (replaced && statisticsOn()) {
+                statistics.puts(1, op.elapsedNanos());
+            }
+        });
         return replaced;
     }
 
@@ -1382,15 +1409,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         checkValue(value);
         Op op = new Op();
         V old = putAndGetOld(key, value, op, true);
-        if (statisticsOn()) {
-            statistics.get(old != null);
-            if (old != null) {
-                statistics.puts(1, op.elapsedNanos());
+        op.finish(() -> {
+            if (statisticsOn()) {
+                statistics.get(old != null);
+                if (old != null) {
+                    statistics.puts(1, op.elapsedNanos());
+                }
+                if (countsGet) {
+                    statistics.getTime(op.elapsedNanos());
+                }
             }
-            if (countsGet) {
-                statistics.getTime(op.elapsedNanos());
-            }
-        }
+        });
         return old;
     }
 
@@ -1501,16 +1530,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return old;
             }
         });
-        op.finish();
-        if (statisticsOn()) {
-            statistics.get(existed[0]);
-            statistics.getTime(op.elapsedNanos());
-            if (op.stored > 0) {
-                statistics.puts(op.stored, op.elapsedNanos());
-            } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
-                statistics.removals(1, op.elapsedNanos());
+        op.finish(() -> {
+            if (statisticsOn()) {
+                statistics.get(existed[0]);
+                statistics.getTime(op.elapsedNanos());
+                if (op.stored > 0) {
+                    statistics.puts(op.stored, op.elapsedNanos());
+                } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
+                    statistics.removals(1, op.elapsedNanos());
+                }
             }
-        }
+        });
         return result.isEmpty() ? null : result.get(0);
     }
 
@@ -1697,10 +1727,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     }
                     return null;
                 });
-                op.finish();
-                if (removed[0] && statisticsOn()) {
-                    statistics.removals(1, op.elapsedNanos());
-                }
+                op.finish(() -> {
+                    if (removed[0] && statisticsOn()) {
+                        statistics.removals(1, op.elapsedNanos());
+                    }
+                });
             }
         };
     }
