@@ -169,18 +169,19 @@ public final class Budget implements AutoCloseable {
      * @throws IllegalArgumentException if {@code name} is blank or contains '/', or the limit is negative
      */
     public static Budget root(String name, long limitBytes, Consumer<String> leakReporter) {
-        checkName(name);
-        Objects.requireNonNull(leakReporter, "leakReporter");
-        checkNonNegative("limitBytes", limitBytes);
-        return new Budget(name, null, limitBytes, 0, leakReporter, null);
+        return root(name, limitBytes, leakReporter, null);
     }
 
     /** {@link #root(String, long, Consumer)} for the budget of {@code manager}, built by it: see {@link #manager}. */
     static Budget rootOfManager(MemoryManager manager, String name, long limitBytes, Consumer<String> leakReporter) {
+        return root(name, limitBytes, leakReporter, Objects.requireNonNull(manager, "manager"));
+    }
+
+    private static Budget root(String name, long limitBytes, Consumer<String> leakReporter, MemoryManager manager) {
         checkName(name);
         Objects.requireNonNull(leakReporter, "leakReporter");
         checkNonNegative("limitBytes", limitBytes);
-        return new Budget(name, null, limitBytes, 0, leakReporter, Objects.requireNonNull(manager, "manager"));
+        return new Budget(name, null, limitBytes, 0, leakReporter, manager);
     }
 
     /**

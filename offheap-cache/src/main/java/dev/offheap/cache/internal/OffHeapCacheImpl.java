@@ -2002,12 +2002,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return bulk(errors -> {
             boolean removed = false;
             for (Object element : entries) {
-                if (element instanceof Map.Entry<?, ?> entry) {
-                    byte[] k = bytesOrNull(entry.getKey(), true);
-                    byte[] v = k == null ? null : bytesOrNull(entry.getValue(), false);
-                    if (v != null && removeBytes(k, v, errors)) {
-                        removed = true;
-                    }
+                byte[][] kv = entryBytesOrNull(element);
+                if (kv != null && removeBytes(kv[0], kv[1], errors)) {
+                    removed = true;
                 }
             }
             return removed;
@@ -2020,12 +2017,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkOpen();
         Map<Bytes, Set<Bytes>> kept = new HashMap<>();
         for (Object element : entries) {
-            if (element instanceof Map.Entry<?, ?> entry) {
-                byte[] k = bytesOrNull(entry.getKey(), true);
-                byte[] v = k == null ? null : bytesOrNull(entry.getValue(), false);
-                if (v != null) {
-                    kept.computeIfAbsent(new Bytes(k), key -> new HashSet<>()).add(new Bytes(v));
-                }
+            byte[][] kv = entryBytesOrNull(element);
+            if (kv != null) {
+                kept.computeIfAbsent(new Bytes(kv[0]), key -> new HashSet<>()).add(new Bytes(kv[1]));
             }
         }
         return bulk(errors -> {
@@ -2040,6 +2034,21 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             return removed;
         });
+    }
+
+    /**
+     * @return the serialized key and value of an element that is a {@link Map.Entry}, as {@link #bytesOrNull}
+     *         makes them; null for one that matches no entry
+     */
+    private byte[][] entryBytesOrNull(Object element) {
+        if (element instanceof Map.Entry<?, ?> entry) {
+            byte[] k = bytesOrNull(entry.getKey(), true);
+            byte[] v = k == null ? null : bytesOrNull(entry.getValue(), false);
+            if (v != null) {
+                return new byte[][] {k, v};
+            }
+        }
+        return null;
     }
 
     /**
@@ -2221,12 +2230,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     @Override
     public void invalidate(K key) {
-        update(key, (shard, entry, removals, hash, k, now) -> {
-            if (entry != 0) {
-                shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
-            }
-            return null;
-        });
+        removeKey(keyBytes(key), null);
     }
 
     /** @param bulk where a bulk operation keeps the listener's Errors, or null to throw them */

@@ -32,16 +32,32 @@ final class Checks {
     }
 
     /** @return whether {@code segment}, of zero length, is the empty segment of an allocator whose scope is {@code scope} */
-    static boolean isEmptySegment(MemorySegment segment, MemorySegment.Scope scope) {
+    private static boolean isEmptySegment(MemorySegment segment, MemorySegment.Scope scope) {
         return segment.address() == 0 && segment.isNative() && segment.scope().equals(scope);
     }
 
-    /** The free of a zero-length segment that is not the allocator's empty segment. */
-    static String notTheEmptySegment(String name, MemorySegment segment) {
-        return "free of a segment that allocator '" + name + "' did not allocate: " + segment + " (0 bytes at 0x"
-                + Long.toHexString(segment.address()) + "): a 0-byte allocation is the allocator's empty segment,"
-                + " at address 0 and in its scope, and no other zero-length segment (a slice of an allocation, such"
-                + " as one at its end, where the next allocation starts) is an allocation of it";
+    /**
+     * The free of a zero-length segment: nothing for the allocator's {@linkplain #emptySegment empty segment},
+     * refused for any other (told to {@code tracker} as a problem, where the allocator has one).
+     *
+     * @param scope   the allocator's scope, its empty segment's
+     * @param tracker the allocator's tracker, or null for none
+     * @throws IllegalArgumentException if {@code segment} is not the empty segment
+     */
+    static void freeZeroLength(String name, MemorySegment segment, MemorySegment.Scope scope,
+                               AllocationTracker tracker) {
+        if (isEmptySegment(segment, scope)) {
+            return;
+        }
+        String message = "free of a segment that allocator '" + name + "' did not allocate: " + segment
+                + " (0 bytes at 0x" + Long.toHexString(segment.address()) + "): a 0-byte allocation is the"
+                + " allocator's empty segment, at address 0 and in its scope, and no other zero-length segment (a"
+                + " slice of an allocation, such as one at its end, where the next allocation starts) is an"
+                + " allocation of it";
+        if (tracker != null) {
+            tracker.problem(message);
+        }
+        throw new IllegalArgumentException(message);
     }
 
     static IllegalStateException closed(String name) {

@@ -273,14 +273,8 @@ public final class NativeAllocator implements Allocator {
         }
         long address = segment.address();
         if (segment.byteSize() == 0) {
-            if (Checks.isEmptySegment(segment, arena.scope())) {
-                return;
-            }
-            String message = Checks.notTheEmptySegment(name, segment);
-            if (tracker != null) {
-                tracker.problem(message);
-            }
-            throw new IllegalArgumentException(message);
+            Checks.freeZeroLength(name, segment, arena.scope(), tracker);
+            return;
         }
         if (!segment.isNative() || address == 0) {
             throw foreign(segment, "it is not a native segment");

@@ -665,12 +665,9 @@ public final class PooledAllocator implements Allocator {
      * @throws IllegalArgumentException if {@code segment} is not the empty segment and the allocator is open
      */
     private void freeZeroLength(MemorySegment segment) {
-        if (Checks.isEmptySegment(segment, arena.scope()) || closed) {
-            return;
+        if (!closed) {
+            Checks.freeZeroLength(name, segment, arena.scope(), tracker);
         }
-        String message = Checks.notTheEmptySegment(name, segment);
-        tracker.problem(message);
-        throw new IllegalArgumentException(message);
     }
 
     /**
