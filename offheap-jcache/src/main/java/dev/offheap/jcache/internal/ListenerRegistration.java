@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.cache.configuration.CacheEntryListenerConfiguration;
 import javax.cache.configuration.Factory;
 import javax.cache.event.CacheEntryCreatedListener;
@@ -27,6 +28,12 @@ import javax.cache.event.EventType;
  * cache, before the operation returns, and their exceptions reach the caller as
  * {@link CacheEntryListenerException}. Asynchronous ones run in order on a thread of their own (started on
  * demand, ended when idle), so each sees the events in the order the cache made them.
+ *
+ * <p>Once {@linkplain #close() closed} (deregistered, or its cache closed), a synchronous listener gets no
+ * further call: an operation that is delivering events as it is closed drops the rest of them, and the
+ * listener's own {@code close()} runs only after the calls into it in progress then (on other threads, or
+ * the listener's own call that deregistered it) have returned, on the thread of the last of them. Closing
+ * does not wait for them. An asynchronous listener gets the events queued before its close, then closes.
  */
 final class ListenerRegistration<K, V> {
     private static final System.Logger LOG = System.getLogger(ListenerRegistration.class.getName());
@@ -41,6 +48,14 @@ final class ListenerRegistration<K, V> {
      */
     private final boolean oldValueRequired;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set in {@link #syncState} once a synchronous listener is closed. */
+    private static final int CLOSED = 1 << 30;
+    /**
+     * A synchronous listener's calls in progress, plus {@link #CLOSED} once it is closed: no call starts
+     * after that, and whoever takes the count to zero after it closes the listener (once: the count only
+     * falls once the bit is set). Atomic updates, no lock, on the path of every event.
+     */
+    private final AtomicInteger syncState = new AtomicInteger();
 
     ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration) {
         this.configuration = configuration;
@@ -82,7 +97,16 @@ final class ListenerRegistration<K, V> {
     /** Delivers the events of one operation, in order; returns once synchronous listeners are done. */
     void dispatch(List<JCacheEntryEvent<K, V>> events) {
         if (async == null) {
-            deliver(events);
+            if (!enterSync()) {
+                return; // closed meanwhile: the listener is gone, and may be closed already
+            }
+            try {
+                deliver(events);
+            } finally {
+                if (syncState.decrementAndGet() == CLOSED) {
+                    closeListenerAndFilter(); // closed while this call ran: it was the last one in
+                }
+            }
         } else {
             try {
                 async.execute(() -> {
@@ -95,6 +119,19 @@ final class ListenerRegistration<K, V> {
             } catch (RejectedExecutionException deregistered) {
                 // the listener was deregistered, or its cache closed, while the operation ran: it is gone,
                 // and the operation that made these events stays done
+            }
+        }
+    }
+
+    /** @return whether a call into the synchronous listener may start: not once it is closed */
+    private boolean enterSync() {
+        for (;;) {
+            int state = syncState.get();
+            if ((state & CLOSED) != 0) {
+                return false;
+            }
+            if (syncState.compareAndSet(state, state + 1)) {
+                return true;
             }
         }
     }
@@ -128,7 +165,9 @@ final class ListenerRegistration<K, V> {
     }
 
     /**
-     * Stops the asynchronous thread after the events already queued, and closes a closeable listener. Once:
+     * Stops the asynchronous thread after the events already queued, and closes a closeable listener: a
+     * synchronous one at once, or, where calls into it are in progress, once the last of them returns (see
+     * the class comment); later events are not delivered to it. Once:
      * a deregistration and the cache's close may both get here (the deregistration found the cache open,
      * the close found the listener registered), and the second close's task would be refused by the
      * executor the first shut down, out of the cache's close before it freed the off-heap memory.
@@ -140,8 +179,8 @@ final class ListenerRegistration<K, V> {
         if (async != null) {
             async.execute(this::closeListenerAndFilter);
             async.shutdown();
-        } else {
-            closeListenerAndFilter();
+        } else if (syncState.getAndUpdate(state -> state | CLOSED) == 0) {
+            closeListenerAndFilter(); // no call in progress; otherwise the last one closes it
         }
     }
 
