@@ -143,10 +143,10 @@ final class ListenerRegistration<K, V> {
                 continue;
             }
             JCacheEntryEvent<K, V> seen = oldValueRequired ? event : event.withoutOldValue();
+            if (filter != null && !passes(seen)) {
+                continue;
+            }
             try {
-                if (filter != null && !filter.evaluate(seen)) {
-                    continue;
-                }
                 List<CacheEntryEvent<? extends K, ? extends V>> one = List.of(seen);
                 switch (seen.getEventType()) {
                     case CREATED -> ((CacheEntryCreatedListener<K, V>) listener).onCreated(one);
@@ -161,6 +161,21 @@ final class ListenerRegistration<K, V> {
                 // from Kotlin, Groovy, Scala or Lombok's @SneakyThrows
                 throw new CacheEntryListenerException("cache entry listener " + listener + " failed on " + seen, e);
             }
+        }
+    }
+
+    /**
+     * @return what the filter says of {@code event}
+     * @throws CacheEntryListenerException naming the filter, if it throws (any Exception, as for the listener)
+     */
+    private boolean passes(JCacheEntryEvent<K, V> event) {
+        try {
+            return filter.evaluate(event);
+        } catch (CacheEntryListenerException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CacheEntryListenerException("cache entry event filter " + filter + " (of listener " + listener
+                    + ") failed on " + event, e);
         }
     }
 
