@@ -197,8 +197,19 @@ public final class CacheBuilder<K, V> {
     }
 
     /**
-     * @param nanoClock the time source for expiry, in nanoseconds (default {@link System#nanoTime()}); for tests
+     * The time source for expiry, read as {@link System#nanoTime()} is: any long, of which only differences
+     * count, so it may start anywhere and run past {@link Long#MAX_VALUE} into negative readings. Expiry counts
+     * from its reading when the cache is built, for up to 2<sup>63</sup> - 1 ns (292 years) after it. Deadlines
+     * are exact to the millisecond for the first 12 days after the build and then rounded up, by at most
+     * 2<sup>-26</sup> of the time since the build (256 ms a year on, 16 s after 34 years): an entry never
+     * expires early. A duration too long for the clock to reach (such as
+     * {@code expireAfterWrite(Duration.ofNanos(Long.MAX_VALUE))}) never runs out.
+     *
+     * @param nanoClock the time source for expiry, in nanoseconds (default {@link System#nanoTime()}); for tests.
+     *                  It is called by the threads that use the cache, and must not go backward (a reading
+     *                  before an earlier one may keep entries past their time, never expire them early)
      * @return this builder
+     * @throws NullPointerException if {@code nanoClock} is null
      */
     public CacheBuilder<K, V> clock(LongSupplier nanoClock) {
         this.nanoClock = Objects.requireNonNull(nanoClock, "clock");
