@@ -19,6 +19,11 @@ import java.lang.foreign.ValueLayout;
  */
 final class Expirable<V> {
     static final long NEVER = Long.MAX_VALUE;
+    /**
+     * The expiry time of an entry a zero duration expired (an update's or an access's): before every
+     * reading of the clock, so that a wall clock set back does not make the entry live again.
+     */
+    static final long EXPIRED = Long.MIN_VALUE;
 
     private final long expiresAtMillis;
     private V value;
@@ -42,7 +47,7 @@ final class Expirable<V> {
         return new Expirable<>(expiresAtMillis, null, valueBytes, serializer);
     }
 
-    /** @return the wall-clock time at which the entry expires, {@link #NEVER} for never */
+    /** @return the wall-clock time at which the entry expires, {@link #NEVER} for never, {@link #EXPIRED} */
     long expiresAtMillis() {
         return expiresAtMillis;
     }

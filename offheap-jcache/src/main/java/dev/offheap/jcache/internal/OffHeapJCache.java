@@ -30,6 +30,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
 import javax.cache.Cache;
 import javax.cache.CacheException;
 import javax.cache.CacheManager;
@@ -91,6 +92,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private volatile boolean closed;
     /** The store's eviction count, taken by {@link #close()} before it closes the store. */
     private volatile long evictionsAtClose;
+    /**
+     * The wall clock that expiry times are read and counted on, in milliseconds since the epoch: {@link
+     * System#currentTimeMillis()}, but in tests ({@link #wallClock(LongSupplier)}). It may step backward and
+     * forward (the system's clock is set); expiry times stay absolute times on it.
+     */
+    private volatile LongSupplier wallClock = System::currentTimeMillis;
     /** Lets a sweep skip the walk when no entry can have expired yet. */
     private final EarliestExpiry earliestExpiry = new EarliestExpiry();
     /** The background sweeps of expired entries; null without a clean-up interval. */
@@ -210,6 +217,16 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                         OffHeapJCache::cleanUp, OffHeapJCache::isClosed, "scheduled expiry clean-up");
     }
 
+    /**
+     * For tests: reads expiry times on {@code clock} from now on, in place of {@link System#currentTimeMillis()}.
+     *
+     * @param clock milliseconds since the epoch; called by every thread that uses the cache
+     * @throws NullPointerException if {@code clock} is null
+     */
+    void wallClock(LongSupplier clock) {
+        this.wallClock = Objects.requireNonNull(clock, "clock");
+    }
+
     /** The daemon thread of the background sweeps of every cache with a clean-up interval. */
     private static final class SharedCleanUpExecutor {
         static final ScheduledThreadPoolExecutor INSTANCE = WeakSchedule.daemonExecutor("offheap-jcache-clean-up");
@@ -294,7 +311,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
 
     /** What one operation observed: its clock, its events and a failure to rethrow after the store call. */
     private final class Op {
-        final long now = System.currentTimeMillis();
+        final long now = wallClock.getAsLong();
         /** Whether statistics were on when the operation started, so that {@link #startNanos} is a time. */
         final boolean timed = statisticsOn();
         final long startNanos = timed ? System.nanoTime() : 0;
@@ -528,14 +545,20 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
     }
 
+    /**
+     * @return the expiry time of a {@code duration} from {@code now}: {@link Expirable#NEVER} for an eternal
+     *         one or one that reaches past the last millisecond a long can hold, {@link Expirable#EXPIRED}
+     *         for zero (expired at once, whatever the clock reads later: a clock set back must not bring the
+     *         entry back) or a negative one, which only a subclass of Duration can make
+     */
     private static long expiresAt(Duration duration, long now) {
         if (duration.isEternal()) {
             return Expirable.NEVER;
         }
-        if (duration.isZero()) {
-            return now;
+        long millis = duration.isZero() ? 0 : duration.getTimeUnit().toMillis(duration.getDurationAmount());
+        if (millis <= 0) {
+            return Expirable.EXPIRED;
         }
-        long millis = duration.getTimeUnit().toMillis(duration.getDurationAmount());
         long at = now + millis;
         return at < now ? Expirable.NEVER : at;
     }
@@ -825,7 +848,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     @Override
     public long cleanUp() {
         ensureOpen();
-        long sweepStart = System.currentTimeMillis();
+        long sweepStart = wallClock.getAsLong();
         if (earliestExpiry.nothingDueAt(sweepStart)) {
             return 0; // no entry can have expired: the walk would find nothing
         }
@@ -964,7 +987,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     public boolean containsKey(K key) {
         ensureOpen();
         checkKey(key);
-        long now = System.currentTimeMillis();
+        long now = wallClock.getAsLong();
         Boolean live;
         try {
             live = store.read(key, stored -> ExpirableSerializer.expiresAt(stored) > now);
@@ -1667,7 +1690,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     Expirable<V> stored = candidate.getValue();
                     // the clock of this look, not of the iterator's creation: with that one an iteration that
                     // went on handed out entries expired since, and an access expiry renewed them from then
-                    long now = System.currentTimeMillis();
+                    long now = wallClock.getAsLong();
                     if (stored.isExpiredAt(now)) {
                         continue;
                     }
