@@ -214,7 +214,26 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     void put(K key, V value, Duration timeToLive);
 
     /**
+     * Stores every entry of {@code map}, in its iteration order, each as {@link #put(Object, Object)} does.
+     * Not atomic: other threads may see some of the entries before the others.
+     *
+     * <p>An entry that cannot be stored (its value over {@link CacheBuilder#maxEntryBytes(long)}, its key or
+     * value refused by a serializer, a key longer than a key may be, a null key or value) does not stop the
+     * others: nothing of it is stored (a value its key had stays), every other entry is stored, and then
+     * this call throws that entry's failure as it is, the first in the map's order, with those of later
+     * entries suppressed in it. An {@link Error} of the removal listener is thrown once every entry is
+     * stored, as {@link RemovalListener} says, or suppressed in such a failure.
+     *
      * @param map entries to store
+     * @throws NullPointerException   if {@code map} is null (nothing is stored), or holds a null key or value
+     *                                (the other entries are stored)
+     * @throws ValueTooLargeException if an entry is larger than {@link CacheBuilder#maxEntryBytes(long)} (the
+     *                                other entries are stored)
+     * @throws SerializationException if a serializer threw or lied about the size of an entry's key or value
+     *                                (the other entries are stored)
+     * @throws IllegalStateException  if the cache is closed (before the call, or during it: the entries stored
+     *                                until then stay), or if called inside {@link #read(Object, Function)}'s
+     *                                reader or {@link #compute}'s function (nothing is stored)
      */
     void putAll(Map<? extends K, ? extends V> map);
 
@@ -322,6 +341,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * was given leaves the entry as it is (not written, nothing told; changed in place, it is stored
      * untold, as by {@link #compute}), a new object is stored and told REPLACED as a {@code replace} would
      * be, and a key written meanwhile has the function run again on its new value. An argument of a type the serializers do not take gets {@link ClassCastException}.
+     * {@code putAll} refuses a map holding a null key or value before it stores any entry; an entry it
+     * cannot store does not stop the others, as {@link #putAll} says.
      *
      * <p>The views' {@code removeAll} and {@code retainAll} compare the argument's elements by their
      * serialized bytes too, whatever the sizes of the view and of the argument (a {@code byte[]} key or value

@@ -1098,13 +1098,14 @@ class CacheAndMapViewMatchAHashMapModelTest {
             }
             Class<? extends Throwable> refusal = null;
             boolean viaMap = random.nextBoolean();
-            // entries are put in order; the first one refused ends the call
+            // entries are put in order; one refused is skipped, and the first refusal is thrown at the end
             for (Map.Entry<String, byte[]> e : batch.entrySet()) {
-                refusal = refusal(e.getKey(), e.getValue());
-                if (refusal != null) {
-                    break;
+                Class<? extends Throwable> refused = refusal(e.getKey(), e.getValue());
+                if (refused == null) {
+                    put(e.getKey(), e.getValue(), RemovalCause.REPLACED);
+                } else if (refusal == null) {
+                    refusal = refused;
                 }
-                put(e.getKey(), e.getValue(), RemovalCause.REPLACED);
             }
             call(refusal, () -> {
                 if (viaMap) {

@@ -1705,14 +1705,38 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         sweepAnotherShard(removals.nowMillis, bulk);
     }
 
+    /**
+     * Stores every entry it can: one that cannot be stored (over the entry limit, refused by a serializer,
+     * a null) is skipped, nothing of it written, and its failure kept; they stopped the call, and the
+     * entries after it were not stored. Then the first failure is thrown as it is, the later ones suppressed
+     * in it, as getAll's loads do ({@link #storeLoaded}). A failure that every later write would meet too
+     * (the cache closed meanwhile) ends the call.
+     */
     @Override
     public void putAll(Map<? extends K, ? extends V> map) {
         Objects.requireNonNull(map, "map");
-        checkOpen(); // an empty map never reaches a put's check
+        // an empty map never reaches a put's checks; and a call that no write of it can pass fails whole
+        checkOpen();
+        checkNotInsideReader();
         bulk(errors -> {
-            for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
-                write(entry.getKey(), entry.getValue(), 0, null, errors);
+            Throwable notStored = null;
+            try {
+                for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
+                    try {
+                        write(entry.getKey(), entry.getValue(), 0, null, errors);
+                    } catch (Throwable e) {
+                        // anything, a checked exception a serializer throws undeclared too: this entry's failure
+                        notStored = Failures.firstOrSuppressed(notStored, e);
+                        if (closed) {
+                            break; // nothing more can be stored
+                        }
+                    }
+                }
+            } catch (Throwable e) {
+                // the map's own iteration failed: the failures before it are not lost
+                notStored = Failures.firstOrSuppressed(notStored, e);
             }
+            Failures.throwIfAny(notStored);
             return null;
         });
     }
