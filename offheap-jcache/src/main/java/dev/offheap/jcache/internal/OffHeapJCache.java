@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import javax.cache.Cache;
 import javax.cache.CacheException;
@@ -410,6 +412,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 counting.run();
             }
             finish();
+        }
+
+        /**
+         * {@link #finish()} for an operation on many keys that went on past the store calls that failed
+         * ({@link #storeEach}): delivers the events, then throws {@code notStored} (the first store call's
+         * failure, later ones suppressed in it) with a synchronous listener's failure and {@link #failure}
+         * (a cache writer's) suppressed in it; with no such failure, does what {@link #finish()} does.
+         */
+        void finishAfter(Throwable notStored) {
+            if (notStored == null) {
+                finish();
+                return;
+            }
+            deliver();
+            if (listenerFailure != null) {
+                Failures.firstOrSuppressed(notStored, listenerFailure);
+                listenerFailure = null;
+            }
+            if (failure != null) {
+                Failures.firstOrSuppressed(notStored, failure);
+            }
+            Failures.throwIfAny(notStored);
         }
 
         /**
@@ -902,7 +926,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      *
      * <p>The keys are looked up together ({@code OffHeapCache.getAllPresent}, which overlaps their
      * memory accesses), and with read-through the absent and expired ones are loaded with one
-     * {@code CacheLoader.loadAll} call; keys it returns no value for are left out of the result.
+     * {@code CacheLoader.loadAll} call; keys it returns no value for are left out of the result. A loaded
+     * value the store cannot hold (over the entry limit, or refused by its serializer) does not stop the
+     * others: every other is stored, with its event, and then that failure is thrown as it is, the first in
+     * the order of {@code keys}, with those of later keys suppressed in it. {@link #loadAll} stores what it
+     * loaded the same way, and tells its listener that failure.
      */
     @Override
     public Map<K, V> getAll(Set<? extends K> keys) {
@@ -913,6 +941,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         long start = op.startNanos;
         Map<K, V> result = new HashMap<>();
         boolean counted = false; // as in getValue: no keys, or a failed look-up, count no get and add no time
+        Throwable notStored = null;
         try {
             Map<K, Expirable<V>> stored;
             try {
@@ -946,6 +975,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
                 Map<K, V> loaded = loadManyMarked(missing);
                 Map<ByteBuffer, V> loadedByBytes = null; // made at the first key the loader's map does not hold as is
+                List<LoadedValue<K, V>> toStore = new ArrayList<>(missing.size());
                 for (int i = 0; i < changesSeen.length; i++) {
                     K key = missing.get(i);
                     V value = loaded.get(key);
@@ -958,18 +988,25 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                         value = loadedByBytes.get(keyContent(key));
                     }
                     if (value != null) {
-                        storeLoaded(key, value, false, changesSeen[i], op);
-                        result.put(key, value);
+                        toStore.add(new LoadedValue<>(key, value, changesSeen[i]));
                     }
                 }
+                notStored = storeEach(toStore, one -> {
+                    storeLoaded(one.key(), one.value(), false, one.changesSeen(), op);
+                    result.put(one.key(), one.value());
+                });
             }
         } finally {
             if (counted && statisticsOn()) {
                 statistics.getTime(timed ? System.nanoTime() - start : 0); // not timed: switched on meanwhile
             }
         }
-        op.finish();
+        op.finishAfter(notStored);
         return result;
+    }
+
+    /** A value a read-through {@code getAll} loaded for a key, and the key's change count before the load. */
+    private record LoadedValue<K, V>(K key, V value, long changesSeen) {
     }
 
     /** @return the loader's values by their keys' serialized bytes, as the store compares keys */
@@ -1036,12 +1073,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             Map<K, V> loaded = loadManyMarked(toLoad);
             Op op = new Op();
-            for (Map.Entry<K, V> entry : loaded.entrySet()) {
+            Throwable notStored = storeEach(loaded.entrySet(), entry -> {
                 if (entry.getKey() != null && entry.getValue() != null) {
                     storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, ANY_CHANGES, op);
                 }
-            }
-            op.finish();
+            });
+            op.finishAfter(notStored);
         } catch (Throwable t) {
             failure = t;
         }
@@ -1058,6 +1095,29 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (failure instanceof Error error) {
             throw error;
         }
+    }
+
+    /**
+     * The store calls of an operation on many keys, one per item ({@code storeOne}, which makes its own
+     * events and counts): one that fails (a value over the entry limit, or refused by its serializer) does
+     * not stop the others; it stopped them, and the keys after it were not stored. A failure that every
+     * later call would meet too (the cache closed meanwhile) ends the loop.
+     *
+     * @return the first failure, the later ones suppressed in it, for {@link Op#finishAfter}; null if none
+     */
+    private <T> Throwable storeEach(Iterable<T> items, Consumer<? super T> storeOne) {
+        Throwable notStored = null;
+        for (T item : items) {
+            try {
+                storeOne.accept(item);
+            } catch (Throwable e) {
+                notStored = Failures.firstOrSuppressed(notStored, e);
+                if (closed || store.isClosed()) {
+                    break; // nothing more can be stored
+                }
+            }
+        }
+        return notStored;
     }
 
     /**
@@ -1163,6 +1223,17 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return previous.isEmpty() ? null : previous.get(0);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The entries are written through and stored in the map's iteration order. Where the cache writer's
+     * {@code writeAll} fails, only the entries it wrote (those it removed from its collection) are stored,
+     * and its {@code CacheWriterException} is thrown once they are. An entry the store cannot hold (a value
+     * over the entry limit, or refused by its serializer) does not stop the others: every other entry is
+     * stored, with its event and its put counted, and then that failure is thrown as it is, the first in
+     * the map's order, with those of later entries, a synchronous listener's failure and the writer's
+     * failure suppressed in it. The writer has written such an entry already (write-through comes first).
+     */
     @Override
     public void putAll(Map<? extends K, ? extends V> map) {
         ensureOpen();
@@ -1172,7 +1243,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             checkValue(entry.getValue());
         }
         Op op = new Op();
-        Map<K, V> toPut = new HashMap<>(map);
+        Map<K, V> toPut = new LinkedHashMap<>(map);
         CacheWriterException failure = null;
         if (writer != null && configuration.isWriteThrough()) {
             Collection<Cache.Entry<? extends K, ? extends V>> unwritten = new ArrayList<>(toPut.size());
@@ -1193,32 +1264,24 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 }
             }
         }
-        // Counted as the entries are stored: a store call that fails (a value over the entry limit) ends the
-        // loop with the entries before it stored, and their puts happened.
-        long stored = 0;
-        try {
-            for (Map.Entry<K, V> entry : toPut.entrySet()) {
-                K key = entry.getKey();
-                V value = entry.getValue();
-                int storedBefore = op.stored;
-                compute(key, op, (k, old) -> {
-                    Expirable<V> live = live(old, op.now);
-                    return live == null ? op.create(key, value, old) : op.update(key, value, live);
-                });
-                stored += op.stored - storedBefore; // op.stored counts the entry before the store call succeeds
-            }
-        } catch (RuntimeException | Error e) {
-            if (failure != null) {
-                e.addSuppressed(failure); // the writer's failure, which the caller would not hear of otherwise
-            }
-            throw e;
-        } finally {
-            if (statisticsOn() && stored > 0) {
-                statistics.puts(stored, op.elapsedNanos());
-            }
+        // Counted as the entries are stored: a store call that fails (a value over the entry limit) stores
+        // nothing, and counts no put.
+        long[] stored = new long[1];
+        Throwable notStored = storeEach(toPut.entrySet(), entry -> {
+            K key = entry.getKey();
+            V value = entry.getValue();
+            int storedBefore = op.stored;
+            compute(key, op, (k, old) -> {
+                Expirable<V> live = live(old, op.now);
+                return live == null ? op.create(key, value, old) : op.update(key, value, live);
+            });
+            stored[0] += op.stored - storedBefore; // op.stored counts the entry before the store call succeeds
+        });
+        if (statisticsOn() && stored[0] > 0) {
+            statistics.puts(stored[0], op.elapsedNanos());
         }
-        op.failure = failure;
-        op.finish();
+        op.failure = failure; // suppressed in a store call's failure, which the caller would not hear of otherwise
+        op.finishAfter(notStored);
     }
 
     @Override
