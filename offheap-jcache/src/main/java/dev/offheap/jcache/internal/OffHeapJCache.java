@@ -1099,9 +1099,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
 
     /**
      * The store calls of an operation on many keys, one per item ({@code storeOne}, which makes its own
-     * events and counts): one that fails (a value over the entry limit, or refused by its serializer) does
-     * not stop the others; it stopped them, and the keys after it were not stored. A failure that every
-     * later call would meet too (the cache closed meanwhile) ends the loop.
+     * events and counts): one that fails (a value over the entry limit or refused by its serializer, a key
+     * longer than the store takes) does not stop the others; it stopped them, and the keys after it were
+     * neither stored nor removed. A failure that every later call would meet too (the cache closed
+     * meanwhile) ends the loop.
      *
      * @return the first failure, the later ones suppressed in it, for {@link Op#finishAfter}; null if none
      */
@@ -1526,6 +1527,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         removeKeys(keys);
     }
 
+    /**
+     * Deletes the keys through the writer, then removes those it deleted (all, unless its {@code deleteAll}
+     * failed). A key the store refuses (longer than a key may be) does not stop the others: each other key
+     * is removed, with its event and its removal counted, and then that failure is thrown, the first in the
+     * order of {@code keys}, with later ones, a synchronous listener's failure and the writer's suppressed.
+     */
     private void removeKeys(Set<K> keys) {
         Op op = new Op();
         Set<K> toRemove = new LinkedHashSet<>(keys);
@@ -1544,8 +1551,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 toRemove.removeAll(undeleted);
             }
         }
-        long removed = 0;
-        for (K key : toRemove) {
+        // a key the store refuses (longer than a key may be) does not stop the others, which the writer deleted
+        long[] removed = new long[1];
+        Throwable notRemoved = storeEach(toRemove, key -> {
             boolean[] was = new boolean[1];
             compute(key, op, (k, old) -> {
                 if (old == null) {
@@ -1560,14 +1568,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return null;
             });
             if (was[0]) {
-                removed++;
+                removed[0]++;
             }
-        }
+        });
         op.failure = failure;
-        if (statisticsOn() && removed > 0) {
-            statistics.removals(removed, op.elapsedNanos());
+        if (statisticsOn() && removed[0] > 0) {
+            statistics.removals(removed[0], op.elapsedNanos());
         }
-        op.finish();
+        op.finishAfter(notRemoved);
     }
 
     @Override
