@@ -35,7 +35,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * {@code offheap serve}: the offer service of {@code offheap compare} over HTTP, with one cache variant,
  * for load generators such as wrk or JMeter. Runs in this JVM until stopped (Ctrl-C) or for
- * {@code --stop-after}.
+ * {@code --stop-after}. What it does goes to stdout (started, the database created or rebuilt, stopped after N
+ * requests, however it was stopped); a failure goes to stderr.
  */
 public final class ServeCommand implements Command {
     /**
@@ -218,9 +219,10 @@ public final class ServeCommand implements Command {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             server.close();
-            // stopped by a signal (Ctrl-C, SIGTERM) it says what --stop-after's stop says, on stderr
-            err.println("offheap serve: stopped after " + server.requests() + " requests");
-            err.flush();
+            // stopped by a signal (Ctrl-C, SIGTERM) it says what --stop-after's stop says, where it says it: on
+            // stdout, with serve's other news (stderr is for failures)
+            out.println("offheap serve: stopped after " + server.requests() + " requests");
+            out.flush();
             stopped.countDown();
         }, "offheap-serve-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
