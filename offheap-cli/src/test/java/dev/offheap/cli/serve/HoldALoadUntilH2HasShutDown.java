@@ -1,21 +1,20 @@
 package dev.offheap.cli.serve;
 
-import dev.offheap.cli.compare.H2OfferStore;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.SQLException;
 
 /**
  * An H2 trigger, fired before each query of the offers table, that holds one load of
  * {@link ASignalStopAnswersTheLoadsInProgressTest}'s {@code serve} JVM across the start of its shutdown: where the
  * file named by the system property {@value #ARM_FILE} exists, it deletes it, prints {@value #HELD}, waits until
- * the JVM shuts down and then until H2's own shutdown hook, if H2 has one registered, has run, and lets the query go
- * on. H2 registers that hook while a database opened to be closed at exit is open; its close of the database waits
- * for the held query's session (up to twice the lock timeout) before it closes it.
+ * the JVM shuts down and then until H2's own shutdown hook has run ({@link H2ExitWatch}, whose sentinel database
+ * sits next to that file), and lets the query go on. H2's hook closes every database opened to be closed at exit;
+ * its close of such a database waits for the held query's session (up to twice the lock timeout) before it closes
+ * it, so that the query then fails.
  */
 public final class HoldALoadUntilH2HasShutDown implements org.h2.api.Trigger {
     /** The system property that names the file whose presence arms the trigger. */
@@ -37,25 +36,17 @@ public final class HoldALoadUntilH2HasShutDown implements org.h2.api.Trigger {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        try {
+            H2ExitWatch.arm(Path.of(arm).resolveSibling("h2-exit-watch"));
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot open the sentinel database", e);
+        }
         System.out.println(HELD);
         System.out.flush();
         try {
-            while (!H2OfferStore.jvmShuttingDown()) {
-                Thread.sleep(1);
-            }
-            Class<?> closer = Class.forName("org.h2.engine.OnExitDatabaseCloser");
-            Field instance = closer.getDeclaredField("INSTANCE");
-            Field registered = closer.getDeclaredField("registered");
-            instance.setAccessible(true);
-            registered.setAccessible(true);
-            Thread hook = (Thread) instance.get(null);
-            while (registered.getBoolean(null) && hook.getState() != Thread.State.TERMINATED) {
-                Thread.sleep(1);
-            }
+            H2ExitWatch.awaitH2sShutdown();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("H2's shutdown hook is no longer where this test looks for it", e);
         }
     }
 }
