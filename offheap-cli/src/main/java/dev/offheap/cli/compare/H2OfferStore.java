@@ -2,6 +2,7 @@ package dev.offheap.cli.compare;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.DirectoryStream;
@@ -95,6 +96,8 @@ public final class H2OfferStore implements OfferStore {
     static final String LOCK_NAME = "offers-open.lock";
     /** How long an open waits for another process to close the database before it says the database is in use. */
     private static final long IN_USE_WAIT_MILLIS = 5000;
+    /** How often a wait for another process's lock of the folder tries it again. */
+    private static final long LOCK_POLL_MILLIS = 20;
     private static final int INSERT_BATCH = 500;
     /** Reads of every offer before a measurement; see {@link #prime()}. */
     private static final int PRIME_PASSES = 3;
@@ -148,7 +151,7 @@ public final class H2OfferStore implements OfferStore {
      *         ({@link #unusableFolder(Path)})
      * @throws IllegalStateException if the database is in use by another process, cannot be created, is
      *         read-only with fewer offers than asked for, or is corrupt and cannot be deleted for its rebuild;
-     *         or if the JVM began to shut down while it was prepared (H2 closes its databases then): the
+     *         or if the JVM began to shut down while it was prepared or waited for (H2 closes its databases then): the
      *         database is left as it is, not taken for corrupt and rebuilt
      */
     public static H2OfferStore open(Path dir, long offers, int valueSize, int connections, Consumer<String> log) {
@@ -243,6 +246,10 @@ public final class H2OfferStore implements OfferStore {
                     // as an IllegalStateException: a run that fails with it names the class
                     throw new IllegalStateException(e.getMessage(), e.getCause());
                 }
+                if (jvmShuttingDown()) {
+                    throw new IllegalStateException("the JVM is shutting down: stopped waiting for the offer database "
+                            + file + " (" + e.getMessage() + ")", e.getCause());
+                }
                 try {
                     Thread.sleep(50);
                 } catch (InterruptedException interrupted) {
@@ -258,6 +265,12 @@ public final class H2OfferStore implements OfferStore {
             throws CorruptDatabaseException {
         Path file = dir.resolve(NAME + ".mv.db");
         try (Connection c = connect(dir)) {
+            if (jvmShuttingDown()) {
+                // connected after H2's shutdown hook closed the databases it knew: nothing would close this one, and
+                // its creation, completion or check would run to the end while the JVM exits
+                throw new IllegalStateException("the JVM is shutting down: stopped before preparing the offer database "
+                        + file + ", which is left as it is");
+            }
             c.setAutoCommit(false);
             long have;
             if (existed) {
@@ -513,7 +526,10 @@ public final class H2OfferStore implements OfferStore {
             this.channel = channel;
         }
 
-        /** Waits for the folder's lock, for as long as another opener fills it. */
+        /**
+         * Waits for the folder's lock, for as long as another opener fills it, or until the JVM shuts down (an
+         * IllegalStateException): a stop of a serve that waits for another process's fill ends it at once.
+         */
         static FillLock take(Path dir) {
             Path key;
             try {
@@ -531,9 +547,19 @@ public final class H2OfferStore implements OfferStore {
             FileChannel channel = null;
             try {
                 channel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                channel.lock();
+                // tried, not waited for (lock()): a wait ends when the JVM shuts down, not only when the lock is free
+                while (channel.tryLock() == null) {
+                    if (jvmShuttingDown()) {
+                        throw new IllegalStateException("the JVM is shutting down: stopped waiting for the offer database"
+                                + " in " + dir + ", which another process prepares");
+                    }
+                    Thread.sleep(LOCK_POLL_MILLIS);
+                }
                 return new FillLock(local, channel);
-            } catch (FileLockInterruptionException e) {
+            } catch (FileLockInterruptionException | ClosedByInterruptException | InterruptedException e) {
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
                 close(channel);
                 local.unlock();
                 throw new IllegalStateException("interrupted while waiting for the offer database in " + dir, e);

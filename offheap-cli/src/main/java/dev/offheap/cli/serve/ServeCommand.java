@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code offheap serve}: the offer service of {@code offheap compare} over HTTP, with one cache variant,
@@ -210,49 +211,122 @@ public final class ServeCommand implements Command {
     @Override
     public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
         Args a = parse(argv);
-        OfferServer server = start(a, out);
+        // the hook comes before the port, the database and the cache: a stop while serve opens them (a fill or a
+        // check of the database takes minutes) closes what was opened, which H2 does not do for the store
+        Stop stop = new Stop(out);
+        Runtime.getRuntime().addShutdownHook(stop.hook);
+        OfferServer server;
+        try {
+            server = start(a, out);
+        } catch (CommandException | RuntimeException | Error e) {
+            stop.started(null);
+            stop.remove();
+            throw e;
+        }
+        if (!stop.started(server)) {
+            // stopped while it started: the hook closes the server and says so
+            stop.await(null);
+            return;
+        }
         // an IPv6 address goes in brackets in a URL
         String host = a.bind().contains(":") && !a.bind().startsWith("[") ? "[" + a.bind() + "]" : a.bind();
         out.printf(Locale.ROOT, "offheap serve: %s on http://%s:%d/ (GET /offers/{id} for ids 0..%d, /stats, /metrics)%s%n",
                 a.variant().label(), host, server.port(), a.keys() - 1,
                 a.stopAfter() == null ? "; Ctrl-C stops" : "; stops after " + Durations.format(a.stopAfter()));
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            server.close();
-            // stopped by a signal (Ctrl-C, SIGTERM) it says what --stop-after's stop says, where it says it: on
-            // stdout, with serve's other news (stderr is for failures)
-            out.println("offheap serve: stopped after " + server.requests() + " requests");
-            out.flush();
-            stopped.countDown();
-        }, "offheap-serve-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            if (a.stopAfter() == null) {
-                stopped.await();
-            } else {
-                Thread.sleep(a.stopAfter());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (stop.await(a.stopAfter()) || !stop.remove()) {
+            // a signal stopped it (Ctrl-C may come as the time runs out): the hook closed the server, or is
+            // closing it; let it finish
+            stop.await(null);
+            return;
         }
-        if (stopped.getCount() > 0) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // Ctrl-C came as the time ran out: the hook is closing the server; let it finish
-                awaitQuietly(stopped);
-                return;
-            }
-            server.close();
-            out.println("offheap serve: stopped after " + server.requests() + " requests");
-        }
+        server.close();
+        out.println("offheap serve: stopped after " + server.requests() + " requests");
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /**
+     * Serve's shutdown hook (Ctrl-C, SIGTERM), registered before serve opens anything: it waits for a start in
+     * progress to end, then closes the server it started (which closes the store) and says how many requests it
+     * served. A start that a stop interrupts ends soon: H2 closes the database that it creates, fills or checks,
+     * and the store's open gives up once the JVM shuts down. One that does not end within
+     * {@value #START_WAIT_SECONDS} seconds (a stdout that nobody reads) is left as a crash leaves it.
+     */
+    private static final class Stop {
+        /** The longest the hook waits for a start in progress. */
+        static final int START_WAIT_SECONDS = 10;
+
+        private final PrintStream out;
+        final Thread hook;
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private boolean starting = true;
+        private boolean stopping;
+        private OfferServer server;
+
+        Stop(PrintStream out) {
+            this.out = out;
+            this.hook = new Thread(this::stop, "offheap-serve-shutdown");
+        }
+
+        /** The hook's work. */
+        private void stop() {
+            OfferServer s;
+            synchronized (this) {
+                stopping = true;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_WAIT_SECONDS);
+                try {
+                    for (long left = deadline - System.nanoTime(); starting && left > 0; left = deadline - System.nanoTime()) {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                s = server;
+            }
+            try {
+                if (s != null) {
+                    s.close();
+                    out.println("offheap serve: stopped after " + s.requests() + " requests");
+                    out.flush();
+                }
+            } finally {
+                stopped.countDown();
+            }
+        }
+
+        /**
+         * @param s the server started, or null if the start failed
+         * @return whether to serve: false if a stop came meanwhile, whose hook closes the server
+         */
+        synchronized boolean started(OfferServer s) {
+            starting = false;
+            server = s;
+            notifyAll();
+            return !stopping;
+        }
+
+        /**
+         * @param timeout how long to wait, or null for as long as it takes
+         * @return whether the hook has stopped the server
+         */
+        boolean await(Duration timeout) {
+            try {
+                if (timeout == null) {
+                    stopped.await();
+                    return true;
+                }
+                return stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return stopped.getCount() == 0;
+            }
+        }
+
+        /** @return whether the hook was removed: false if the JVM is shutting down and the hook runs */
+        boolean remove() {
+            try {
+                return Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                return false;
+            }
         }
     }
 
