@@ -28,7 +28,8 @@ import org.HdrHistogram.Histogram;
  * The offer service over HTTP, on the JDK's {@code com.sun.net.httpserver}:
  * <ul>
  *   <li>{@code GET /offers/{id}}: the description, {@code text/plain}; 400 for an id that is not a
- *       number in ASCII digits (with an optional sign), 404 for one outside the store</li>
+ *       number in ASCII digits (with an optional sign), 404 for one outside the store, 500 for a load that
+ *       failed (an exception or an error, which still ends its request thread)</li>
  *   <li>{@code GET /stats}: requests, hit ratio, entries, memory, GC and latency as JSON; the hit ratio and the
  *       latencies are null before the first request</li>
  *   <li>{@code GET /metrics}: the same in the Prometheus text format (version 0.0.4); the latency quantiles are
@@ -222,6 +223,12 @@ public final class OfferServer implements AutoCloseable {
         } catch (RuntimeException ex) {
             respond(e, 500, "text/plain; charset=utf-8", "loading offer " + id + " failed: " + ex.getMessage() + "\n");
             return;
+        } catch (Error ex) {
+            // an on-heap cache's OutOfMemoryError, say: the JDK's server lets an Error end the request thread and
+            // leaves the connection open without an answer, for the client to wait on without end; it is answered,
+            // then ends the thread as before (the pool replaces it, and the error is reported as uncaught)
+            respond(e, 500, "text/plain; charset=utf-8", "loading offer " + id + " failed: " + ex + "\n");
+            throw ex;
         }
         latency.recordValue(Math.min(System.nanoTime() - t0, MAX_LATENCY_NANOS));
         respond(e, 200, "text/plain; charset=iso-8859-1", description.getBytes(StandardCharsets.ISO_8859_1));
