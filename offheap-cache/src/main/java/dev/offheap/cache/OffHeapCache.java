@@ -252,6 +252,9 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * @param key   the key
      * @param value the new value
      * @return the previous value, or null if the key was absent (and nothing was stored)
+     * @throws ValueTooLargeException if the entry is larger than {@link CacheBuilder#maxEntryBytes(long)}
+     * @throws SerializationException if a serializer threw or lied about its size, or the value serializer
+     *                                could not read the previous value; the key keeps its value
      */
     V replace(K key, V value);
 
@@ -287,6 +290,8 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
     /**
      * @param key the key
      * @return the removed value, or null if absent
+     * @throws SerializationException if the value serializer could not read the value; the entry stays
+     *                                ({@link #invalidate(Object)} removes it without reading it)
      */
     V remove(K key);
 

@@ -1809,18 +1809,49 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return present == null ? null : value(present);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The previous value is deserialized before the new one is stored, under the key's segment lock, as
+     * compute's is: a value serializer that cannot read it fails the call, and the entry keeps that value.
+     */
     @Override
     public V replace(K key, V value) {
         MemorySegment v = valueSegment(value, keyBytes(key));
-        byte[] old = update(key, (shard, entry, removals, hash, k, now) -> {
+        @SuppressWarnings("unchecked")
+        V[] previous = (V[]) new Object[1];
+        update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry == 0) {
                 return null;
             }
-            byte[] previous = shard.valueCopyLocked(entry);
+            previous[0] = valueLocked(shard, entry);
             rewriteLocked(shard, entry, hash, k, v, deadlines(now, 0), true, removals);
-            return previous;
+            return null;
         });
-        return old == null ? null : value(old);
+        return previous[0];
+    }
+
+    /**
+     * Under the write lock: the live entry's value, deserialized before a change that returns it is made, so
+     * that a value serializer that cannot read it fails the call with nothing changed. The serializer runs
+     * under the segment's lock, as compute's function does: the cache refuses its calls.
+     *
+     * @throws SerializationException if the value serializer throws or reads null
+     */
+    private V valueLocked(Shard shard, int entry) {
+        byte[] bytes = shard.valueCopyLocked(entry);
+        if (byteArrayValues) {
+            return value(bytes);
+        }
+        LockHolds holds = LockHolds.current();
+        holds.push(shard.id, true);
+        COMPUTING.getAndAdd(this, 1);
+        try {
+            return value(bytes);
+        } finally {
+            COMPUTING.getAndAdd(this, -1);
+            holds.pop();
+        }
     }
 
     @Override
@@ -2210,17 +2241,26 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return present != null ? value(present) : result[0];
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The value is deserialized before the entry is removed, under the key's segment lock: a value
+     * serializer that cannot read it fails the call, and the entry stays ({@link #invalidate} removes it
+     * without reading it).
+     */
     @Override
     public V remove(K key) {
-        byte[] old = update(key, (shard, entry, removals, hash, k, now) -> {
+        @SuppressWarnings("unchecked")
+        V[] previous = (V[]) new Object[1];
+        update(key, (shard, entry, removals, hash, k, now) -> {
             if (entry == 0) {
                 return null;
             }
-            byte[] previous = shard.valueCopyLocked(entry);
+            previous[0] = valueLocked(shard, entry);
             shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
-            return previous;
+            return null;
         });
-        return old == null ? null : value(old);
+        return previous[0];
     }
 
     @Override
