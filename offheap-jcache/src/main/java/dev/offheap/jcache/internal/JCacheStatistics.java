@@ -6,7 +6,10 @@ import javax.cache.management.CacheStatisticsMXBean;
 
 /**
  * JCache's statistics of one cache, counted by the JCache layer (its notions of hit, miss, put and removal
- * differ from the off-heap cache's). Evictions come from the off-heap cache. Thread-safe.
+ * differ from the off-heap cache's). Evictions come from the off-heap cache, which counts them whether
+ * statistics are enabled or not: those made while statistics were disabled, or before the last
+ * {@link #clear()}, are subtracted, so that evictions are gathered only while enabled, as the other counts
+ * are. Thread-safe.
  */
 final class JCacheStatistics implements CacheStatisticsMXBean {
     private final LongAdder hits = new LongAdder();
@@ -17,10 +20,39 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
     private final LongAdder putNanos = new LongAdder();
     private final LongAdder removeNanos = new LongAdder();
     private final LongSupplier evictionsSinceStart;
-    private volatile long evictionsAtClear;
+    /**
+     * The store's evictions that are not counted: those before the last clear() and those made while
+     * statistics were disabled. Guarded by this.
+     */
+    private long evictionsNotCounted;
+    /** The store's evictions when statistics were disabled, or -1 while they are enabled. Guarded by this. */
+    private long evictionsWhenDisabled;
 
-    JCacheStatistics(LongSupplier evictionsSinceStart) {
+    /**
+     * @param evictionsSinceStart the store's evictions since it was built; never decreasing
+     * @param enabled             whether statistics are enabled from the start
+     */
+    JCacheStatistics(LongSupplier evictionsSinceStart, boolean enabled) {
         this.evictionsSinceStart = evictionsSinceStart;
+        this.evictionsWhenDisabled = enabled ? -1 : 0;
+    }
+
+    /**
+     * Statistics were enabled or disabled: the evictions the store makes while they are disabled are not
+     * counted. Calls that do not change the state do nothing.
+     */
+    synchronized void enabled(boolean enabled) {
+        if (enabled && evictionsWhenDisabled >= 0) {
+            evictionsNotCounted += evictionsSinceStart.getAsLong() - evictionsWhenDisabled;
+            evictionsWhenDisabled = -1;
+        } else if (!enabled && evictionsWhenDisabled < 0) {
+            evictionsWhenDisabled = evictionsSinceStart.getAsLong();
+        }
+    }
+
+    /** @return the store's evictions, those since statistics were disabled left out */
+    private long storeEvictions() {
+        return evictionsWhenDisabled >= 0 ? evictionsWhenDisabled : evictionsSinceStart.getAsLong();
     }
 
     void hits(long count) {
@@ -73,7 +105,7 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
     }
 
     @Override
-    public void clear() {
+    public synchronized void clear() {
         hits.reset();
         misses.reset();
         puts.reset();
@@ -81,7 +113,7 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
         getNanos.reset();
         putNanos.reset();
         removeNanos.reset();
-        evictionsAtClear = evictionsSinceStart.getAsLong();
+        evictionsNotCounted = storeEvictions();
     }
 
     @Override
@@ -124,8 +156,8 @@ final class JCacheStatistics implements CacheStatisticsMXBean {
     }
 
     @Override
-    public long getCacheEvictions() {
-        return evictionsSinceStart.getAsLong() - evictionsAtClear;
+    public synchronized long getCacheEvictions() {
+        return storeEvictions() - evictionsNotCounted;
     }
 
     /** @return mean time per get in microseconds */

@@ -186,7 +186,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             Failures.run(e, this::closeUserResources); // a failure there: suppressed in e
             throw e;
         }
-        this.statistics = new JCacheStatistics(this::evictionsSinceStart);
+        this.statistics = new JCacheStatistics(this::evictionsSinceStart, configuration.isStatisticsEnabled());
         this.configurationBean = new ConfigurationBean(configuration);
         this.statisticsName = MBeans.name("CacheStatistics", manager.getURI().toString(), name);
         this.configurationName = MBeans.name("CacheConfiguration", manager.getURI().toString(), name);
@@ -1872,6 +1872,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     void setStatisticsEnabled(boolean enabled) {
         synchronized (configuration) { // see getConfiguration
             configuration.setStatisticsEnabled(enabled);
+            statistics.enabled(enabled); // under the same lock: two switches racing leave both in one state
         }
         if (enabled) {
             registerUnlessClosed(statistics, statisticsName);
