@@ -103,7 +103,12 @@ public final class CacheBuilder<K, V> {
         return this;
     }
 
-    /** @param enabled whether to count hits, misses, loads, evictions (default on) @return this builder */
+    /**
+     * @param enabled whether to count hits, misses, loads and their time, evictions and expirations (default
+     *                on); without, those counts of {@link OffHeapCache#stats()} and of the MBean read 0, while the
+     *                sizes (entries, bytes used, capacity) are reported as ever
+     * @return this builder
+     */
     public CacheBuilder<K, V> recordStats(boolean enabled) {
         this.recordStats = enabled;
         return this;

@@ -364,7 +364,16 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      */
     java.util.concurrent.ConcurrentMap<K, V> asMap();
 
-    /** @return a snapshot of the statistics (zeros if statistics are off) */
+    /**
+     * Reads the statistics; thread-safe. No count is ever lower than in an earlier snapshot, but the counts are
+     * not read at one instant together: while other threads use the cache, a snapshot may hold a load and not
+     * yet the miss that came before it.
+     *
+     * @return a snapshot of the statistics; its counts (hits, misses, loads, load time, evictions, expirations)
+     *         are zeros if statistics are off ({@link CacheBuilder#recordStats(boolean)}), its sizes (entries,
+     *         bytes used, capacity) are the cache's either way
+     * @throws IllegalStateException if the cache is closed
+     */
     CacheStats stats();
 
     /** @return whether {@link #close()} was called */
