@@ -1980,7 +1980,16 @@ public final class MemoryManager implements AutoCloseable {
             FileChannel channel = opened.channel();
             Arena arena = Arena.ofShared();
             boolean mapped = false;
+            // the file this build may remove if it fails: never one that another process holds
+            Path created = opened.created();
             try {
+                // Before the file's size is judged: a file another process maps, asked for at a larger size, was
+                // refused as too small, with the advice to delete it. The lock taken here is let go at once (closing
+                // FileSpace's descriptor would drop it anyway) and taken for good once the file is mapped.
+                if (lockedElsewhere(channel)) {
+                    created = null;
+                    throw fileLockedElsewhere(absolute);
+                }
                 long size = channel.size();
                 // an existing empty file (Files.createTempFile's) has no contents to keep: it is grown as a new one is
                 if (opened.created() == null && size != 0 && size < bytes) {
@@ -1992,7 +2001,10 @@ public final class MemoryManager implements AutoCloseable {
                 FileSpace.reserve(absolute, bytes);
                 MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
                 // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
-                lockForManager(channel, absolute);
+                if (!lockForManager(channel, absolute)) {
+                    created = null; // taken by another process since the check above: its file now
+                    throw fileLockedElsewhere(absolute);
+                }
                 // pages are reinterpreted slices, which no longer say they are mapped: Segments.fill must still
                 // keep them from memset, which a truncated file would turn into a JVM crash
                 MappedRegions.register(memory);
@@ -2004,7 +2016,7 @@ public final class MemoryManager implements AutoCloseable {
             } finally {
                 if (!mapped) {
                     arena.close();
-                    deleteIfCreated(opened.created());
+                    deleteIfCreated(created);
                     closeQuietly(channel);
                     releaseMappedFile(fileKey);
                 }
@@ -2090,20 +2102,38 @@ public final class MemoryManager implements AutoCloseable {
                 + " or give this one another file");
     }
 
-    /** Takes an exclusive lock on the whole file, so that no other manager maps it while this one lives. */
-    private void lockForManager(FileChannel channel, Path file) throws IOException {
+    /**
+     * Takes an exclusive lock on the whole file, so that no other manager maps it while this one lives.
+     *
+     * @return false if someone else holds a lock on the file; true if this channel holds the lock now, or if the
+     *         file system cannot lock (then the file is mapped without a lock)
+     */
+    private static boolean lockForManager(FileChannel channel, Path file) throws IOException {
+        try {
+            return channel.tryLock() != null;
+        } catch (OverlappingFileLockException e) {
+            return false; // held in this JVM
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot lock mapped file " + file + "; it is mapped without a lock", e);
+            return true;
+        }
+    }
+
+    /** @return whether someone else holds a lock on the file; this channel holds none afterwards */
+    private static boolean lockedElsewhere(FileChannel channel) throws IOException {
         FileLock lock;
         try {
             lock = channel.tryLock();
         } catch (OverlappingFileLockException e) {
-            lock = null; // held in this JVM
+            return true; // held in this JVM
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot lock mapped file " + file + "; it is mapped without a lock", e);
-            return;
+            return false; // the file system cannot lock: lockForManager says so
         }
         if (lock == null) {
-            throw fileLockedElsewhere(file);
+            return true;
         }
+        lock.release();
+        return false;
     }
 
     /** Removes a mapped file that a failed build created, so that a failure leaves no file behind. */
