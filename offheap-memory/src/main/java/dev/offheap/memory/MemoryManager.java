@@ -1934,11 +1934,15 @@ public final class MemoryManager implements AutoCloseable {
                 throw new IllegalArgumentException("mapped file " + absolute + " is not a regular file (a device, a FIFO"
                         + " or a socket)");
             }
-            Path directory = absolute.getParent();
-            if (!existed && directory != null && !Files.isDirectory(directory)
-                    && !Files.isSymbolicLink(absolute)) {
+            // A dangling symlink's file is created where the link points: its directory, and the file system whose
+            // free space counts, are the target's (the link's own file system refused a file bound for another).
+            Path createdAt = existed ? absolute : danglingLinkTarget(absolute);
+            String named = createdAt == absolute ? absolute.toString()
+                    : absolute + " (a symbolic link to " + createdAt + ")";
+            Path directory = createdAt.getParent();
+            if (!existed && directory != null && !Files.isDirectory(directory)) {
                 // the file is created, its directories are not: the system's refusal named only the file
-                throw new IllegalArgumentException("cannot create mapped file " + absolute + ": "
+                throw new IllegalArgumentException("cannot create mapped file " + named + ": "
                         + (Files.exists(directory) ? "its parent " + directory + " is not a directory"
                         : "its directory " + directory + " does not exist")
                         + " (a mapped file is created if missing, its directories are not)");
@@ -1946,7 +1950,7 @@ public final class MemoryManager implements AutoCloseable {
             if (!existed && directory != null) {
                 long usable = Files.getFileStore(directory).getUsableSpace();
                 if (usable < bytes) {
-                    throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
+                    throw new IllegalArgumentException("cannot create mapped file " + named + " of " + ByteSize.format(bytes)
                             + ": its file system has only " + ByteSize.format(usable) + " free");
                 }
             }
@@ -2025,6 +2029,18 @@ public final class MemoryManager implements AutoCloseable {
             throw new IllegalArgumentException("cannot create or map file " + absolute + " for memory manager '" + name
                     + "': " + e, e);
         }
+    }
+
+    /**
+     * @return where a file created through {@code path} would be: the end of its chain of symbolic links (as far
+     *         as 40 links, the system's limit), or {@code path} itself if it is not a link
+     */
+    private static Path danglingLinkTarget(Path path) throws IOException {
+        Path target = path;
+        for (int links = 0; links < 40 && Files.isSymbolicLink(target); links++) {
+            target = target.resolveSibling(Files.readSymbolicLink(target));
+        }
+        return target;
     }
 
     /** A channel on the mapped file, and the file this build created ({@code null} if it existed). */
@@ -2691,7 +2707,8 @@ public final class MemoryManager implements AutoCloseable {
 
         /**
          * Sets the file that backs a {@link MemoryType#MAPPED} manager, on disk or in {@code /dev/shm}.
-         * It is created if missing; an existing file must hold at least the total size, or nothing (an empty
+         * It is created if missing (through a symbolic link that points nowhere, where the link points; its
+         * directory must exist there and its file system have room); an existing file must hold at least the total size, or nothing (an empty
          * file, as {@link java.nio.file.Files#createTempFile} leaves one, is grown as a new one is). On Linux
          * {@link #build()} allocates every block of the file's first total-size bytes
          * ({@code posix_fallocate}; blocks already there keep their contents), so that no write

@@ -116,17 +116,65 @@ class MemoryManagerMappedFileTest {
         }
     }
 
-    /** The build removed "the file it created" by the configured path: for a dangling symlink that is the user's link. */
+    /**
+     * The build removed "the file it created" by the configured path: for a dangling symlink that is the user's link.
+     * The build runs in a JVM whose file size limit ({@code ulimit -f}) is below the size: the free-space check
+     * passes, reserving the blocks fails (EFBIG), and the JVM, which ignores SIGXFSZ, lives to report it.
+     */
     @Test
     void aFailedBuildThroughADanglingSymlinkKeepsTheLinkAndRemovesTheFileItCreated() throws Exception {
         Assumptions.assumeTrue(FileSpace.supported(), "posix_fallocate is Linux only");
-        smallFileSystem = mountTmpfs(4);
-        Path target = smallFileSystem.resolve("target.bin");
+        Path target = tempDir.resolve("target.bin");
         Path link = Files.createSymbolicLink(tempDir.resolve("link.bin"), target);
-        assertThatThrownBy(() -> mapped(link, 6L << 20).build()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("errno 28");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process process = new ProcessBuilder("bash", "-c", "ulimit -f 2048 && exec \"$0\" \"$@\"", java,
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                BuildOverLimitInChild.class.getName(), link.toString()).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(out).isZero();
+        assertThat(out).contains("refused: ").contains(link.toString()).contains("errno 27");
         assertThat(Files.isSymbolicLink(link)).as("the user's symlink is left").isTrue();
         assertThat(Files.exists(target, LinkOption.NOFOLLOW_LINKS)).as("the file the build created is removed").isFalse();
+    }
+
+    /** Builds a mapped manager of 4 MiB on the path given, printing its refusal; run under a 2 MiB file size limit. */
+    public static final class BuildOverLimitInChild {
+        public static void main(String[] args) {
+            try (MemoryManager mm = mapped(Path.of(args[0]), 4L << 20).build()) {
+                System.out.println("built " + mm.totalPages() + " pages");
+            } catch (IllegalArgumentException e) {
+                System.out.println("refused: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The free-space check of a new file measured the directory of the configured path: for a dangling symlink,
+     * the link's file system, not the one the file is created in, and a link on a small file system to a
+     * target on a large one was refused as "its file system has only 4.0 MiB free".
+     */
+    @Test
+    void aDanglingSymlinkIsJudgedByTheFileSystemItPointsTo() throws Exception {
+        smallFileSystem = mountTmpfs(4);
+        Path target = tempDir.resolve("target.bin");
+        Path link = Files.createSymbolicLink(smallFileSystem.resolve("link.bin"), target);
+        try (MemoryManager mm = mapped(link, 6L << 20).build()) {
+            assertThat(mm.totalPages()).isEqualTo(1536);
+        }
+        assertThat(Files.size(target)).isEqualTo(6L << 20);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+    }
+
+    /** A dangling symlink into a directory that does not exist was refused with the system's bare NoSuchFileException. */
+    @Test
+    void aDanglingSymlinkIntoAMissingDirectoryNamesThatDirectory() throws Exception {
+        Path missing = tempDir.resolve("missing");
+        Path link = Files.createSymbolicLink(tempDir.resolve("link.bin"), missing.resolve("target.bin"));
+        assertThatThrownBy(() -> mapped(link).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(link.toString()).hasMessageContaining("its directory " + missing + " does not exist");
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(missing).doesNotExist();
     }
 
     /** Two open managers on one file handed the same bytes to different owners. */
