@@ -121,7 +121,7 @@ public final class FileSpace {
                 } while (error == EINTR);
                 if (error != 0) {
                     throw new FileSpaceException("cannot reserve " + bytes + " bytes for " + file + ": "
-                            + describe(error) + (isOutOfSpace(error) ? " (its file system or quota has less room)" : ""));
+                            + describe(error) + hint(error));
                 }
             } finally {
                 int ignoredBecauseNothingWasWritten = (int) CLOSE.invokeExact(fd);
@@ -133,8 +133,15 @@ public final class FileSpace {
         }
     }
 
-    private static boolean isOutOfSpace(int errno) {
-        return errno == ENOSPC || errno == EDQUOT || errno == EFBIG;
+    /** @return what the error means for the reservation, or nothing where the system's text says it all */
+    private static String hint(int errno) {
+        return switch (errno) {
+            case ENOSPC, EDQUOT -> " (its file system or quota has less room)";
+            // not want of room: the process's RLIMIT_FSIZE (the JVM ignores SIGXFSZ, so the call fails with EFBIG)
+            case EFBIG -> " (more than this process's file size limit, ulimit -f, or the largest file its file system"
+                    + " allows)";
+            default -> "";
+        };
     }
 
     // reinterpret is restricted: strerror returns a NUL-terminated string in static storage.
