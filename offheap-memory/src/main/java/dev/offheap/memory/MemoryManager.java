@@ -16,6 +16,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Cleaner;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -2113,9 +2114,54 @@ public final class MemoryManager implements AutoCloseable {
 
     /** The refusal of a file that someone else locks: a manager in another process, as a rule. */
     private static IllegalArgumentException fileLockedElsewhere(Path file) {
-        return new IllegalArgumentException("mapped file " + file + " is in use by another memory manager"
-                + " (another process, or another channel of this JVM, holds a lock on the file); close that one first"
-                + " or give this one another file");
+        String holder = lockHolder(file);
+        return new IllegalArgumentException("mapped file " + file + " is in use by another memory manager ("
+                + (holder != null ? holder : "another process, or another channel of this JVM,")
+                + " holds a lock on the file); close that one first or give this one another file");
+    }
+
+    /**
+     * Finds who locks a file in Linux's table of locks ({@code /proc/locks}, whose lines name the holding process
+     * and the file as {@code major:minor:inode} of its device), for a refusal to name it.
+     *
+     * @return "process PID (COMMAND)", "this JVM (process PID), through another channel of the file", or null where
+     *         the table is missing, lists no holder for the file, or names none (a lock of a process of another pid
+     *         namespace, an open file description's lock)
+     */
+    private static String lockHolder(Path file) {
+        Path table = Path.of("/proc/locks");
+        try {
+            if (!Files.isReadable(table)) {
+                return null;
+            }
+            long device = (Long) Files.getAttribute(file, "unix:dev");
+            long inode = (Long) Files.getAttribute(file, "unix:ino");
+            // the C library's major() and minor() of a stat device number
+            long major = ((device >>> 8) & 0xfff) | ((device >>> 32) & ~0xfffL);
+            long minor = (device & 0xff) | ((device >>> 12) & ~0xffL);
+            String lockedFile = String.format(Locale.ROOT, "%02x:%02x:%d", major, minor, inode);
+            long pid = -1;
+            for (String line : Files.readAllLines(table, StandardCharsets.US_ASCII)) {
+                // "1: POSIX  ADVISORY  WRITE 25735 fe:00:10053272 0 EOF"; a waiter's line has "->" after the number
+                String[] fields = line.trim().split("\\s+");
+                if (fields.length > 5 && !fields[1].equals("->") && fields[5].equals(lockedFile)) {
+                    pid = Long.parseLong(fields[4]);
+                    break;
+                }
+            }
+            if (pid <= 0) {
+                return null;
+            }
+            if (pid == ProcessHandle.current().pid()) {
+                return "this JVM (process " + pid + "), through another channel of the file,";
+            }
+            String command = ProcessHandle.of(pid).flatMap(process -> process.info().command()).orElse("command unknown");
+            return "process " + pid + " (" + command + ")";
+        } catch (IOException | RuntimeException e) {
+            // the refusal stands without the name: no "unix" attributes here, a table of another format
+            LOG.log(System.Logger.Level.DEBUG, "cannot tell who locks " + file, e);
+            return null;
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.offheap.memory;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,17 @@ class AFileMappedByAnotherProcessIsRefusedAsInUseTest {
         assertThatThrownBy(() -> mapped(file, 1L << 20).build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(file.toString()).hasMessageContaining("in use");
         assertThat(Files.size(file)).isEqualTo(1L << 20);
+    }
+
+    /** The refusal said "another process, or another channel of this JVM": where the system lists its locks, it names the process. */
+    @Test
+    void theRefusalNamesTheProcessThatHoldsTheFile() throws Exception {
+        Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/locks")), "needs Linux's /proc/locks");
+        Path file = tempDir.resolve("pages.bin");
+        holder = holdInAnotherProcess(file, 1L << 20);
+        assertThatThrownBy(() -> mapped(file, 1L << 20).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(file.toString()).hasMessageContaining("in use")
+                .hasMessageContaining("process " + holder.pid() + " ");
     }
 
     /** Holds a mapped manager over a file until its standard input ends; run in a JVM of its own. */
