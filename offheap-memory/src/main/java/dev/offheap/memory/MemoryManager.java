@@ -323,7 +323,8 @@ public final class MemoryManager implements AutoCloseable {
      *
      * @param owner who holds the page; compared with {@code equals}
      * @return a segment of exactly {@link #pageSize()} bytes; its content is unspecified (zero for
-     * memory never used, a previous owner's bytes for a reused page)
+     * memory never used, a previous owner's bytes for a reused page; for a {@link MemoryType#MAPPED} manager
+     * over an existing file, what the file held there)
      * @throws NullPointerException    if {@code owner} is null
      * @throws BudgetExceededException if no page is free after asking other owners to spill
      * @throws IllegalStateException   if the manager is closed

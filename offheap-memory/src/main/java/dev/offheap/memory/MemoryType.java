@@ -16,7 +16,9 @@ public enum MemoryType {
     NATIVE,
     /**
      * A memory-mapped file, on disk or in {@code /dev/shm}: the pages are slices of the mapping and
-     * their bytes stay in the file after the manager closes. The manager's lock on the file keeps other
+     * their bytes stay in the file after the manager closes, and when the process ends or is killed without
+     * closing it (the system drops the lock with the process); a manager built on an existing file hands out
+     * pages that hold the file's bytes. The manager's lock on the file keeps other
      * managers out, not other programs: a file truncated under a live manager makes every access to a page
      * past its new end throw {@link InternalError} (the JDK's answer to the fault; the library's helpers in
      * {@link Segments} do the same, none crashes the JVM).

@@ -39,7 +39,7 @@ class AFileMappedByAnotherProcessIsRefusedAsInUseTest {
     }
 
     /** Starts a JVM whose mapped manager of {@code bytes} holds {@code file}, its first page's first long set to 77. */
-    private Process holdInAnotherProcess(Path file, long bytes) throws IOException {
+    static Process holdInAnotherProcess(Path file, long bytes) throws IOException {
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 HoldAMappedFile.class.getName(), file.toString(), Long.toString(bytes)).redirectErrorStream(true).start();
