@@ -1988,6 +1988,8 @@ public final class MemoryManager implements AutoCloseable {
             boolean mapped = false;
             // the file this build may remove if it fails: never one that another process holds
             Path created = opened.created();
+            // an existing empty file this build grows: a failure leaves it empty again, as it found it
+            boolean grewEmptyFile = false;
             try {
                 // Before the file's size is judged: a file another process maps, asked for at a larger size, was
                 // refused as too small, with the advice to delete it. The lock taken here is let go at once (closing
@@ -2002,6 +2004,7 @@ public final class MemoryManager implements AutoCloseable {
                     throw new IllegalArgumentException("mapped file " + absolute + " holds " + size
                             + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
                 }
+                grewEmptyFile = opened.created() == null && size == 0;
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
                 // when a page is first written after its file system filled up.
                 FileSpace.reserve(absolute, bytes);
@@ -2009,6 +2012,7 @@ public final class MemoryManager implements AutoCloseable {
                 // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
                 if (!lockForManager(channel, absolute)) {
                     created = null; // taken by another process since the check above: its file now
+                    grewEmptyFile = false;
                     throw fileLockedElsewhere(absolute);
                 }
                 // pages are reinterpreted slices, which no longer say they are mapped: Segments.fill must still
@@ -2022,6 +2026,10 @@ public final class MemoryManager implements AutoCloseable {
             } finally {
                 if (!mapped) {
                     arena.close();
+                    if (grewEmptyFile) {
+                        // the blocks the build reserved (memory, in /dev/shm) go back; a failed build left them taken
+                        truncateQuietly(channel);
+                    }
                     deleteIfCreated(created);
                     closeQuietly(channel);
                     releaseMappedFile(fileKey);
@@ -2089,6 +2097,14 @@ public final class MemoryManager implements AutoCloseable {
     private static void releaseMappedFile(Object fileKey) {
         synchronized (MAPPED_FILES) {
             MAPPED_FILES.remove(fileKey);
+        }
+    }
+
+    private static void truncateQuietly(FileChannel channel) {
+        try {
+            channel.truncate(0);
+        } catch (IOException ignored) {
+            // the build's own failure is what the caller needs to see
         }
     }
 
