@@ -12,6 +12,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -47,6 +48,17 @@ public final class FileSpace {
     private static final MethodHandle CLOSE;
     /** {@code char *strerror(int errnum)}. */
     private static final MethodHandle STRERROR;
+    /** {@code int ftruncate(int fd, off_t length)}. */
+    private static final MethodHandle FTRUNCATE;
+    /** {@code off_t lseek(int fd, off_t offset, int whence)}. */
+    private static final MethodHandle LSEEK;
+    /** {@code int fallocate(int fd, int mode, off_t offset, off_t len)} (Linux), with errno captured; null if absent. */
+    private static final MethodHandle FALLOCATE;
+    private static final int SEEK_END = 2;
+    private static final int SEEK_DATA = 3;
+    private static final int SEEK_HOLE = 4;
+    private static final int FALLOC_FL_KEEP_SIZE = 1;
+    private static final int FALLOC_FL_PUNCH_HOLE = 2;
     private static final MemoryLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
@@ -61,11 +73,21 @@ public final class FileSpace {
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
             CLOSE = bind(linker, libc, "close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
             STRERROR = bind(linker, libc, "strerror", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+            FTRUNCATE = bind(linker, libc, "ftruncate",
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+            LSEEK = bind(linker, libc, "lseek",
+                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+            FALLOCATE = libc.find("fallocate").isEmpty() ? null : bind(linker, libc, "fallocate",
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_LONG), Linker.Option.captureCallState("errno"));
         } else {
             OPEN = null;
             POSIX_FALLOCATE = null;
             CLOSE = null;
             STRERROR = null;
+            FTRUNCATE = null;
+            LSEEK = null;
+            FALLOCATE = null;
         }
     }
 
@@ -90,7 +112,9 @@ public final class FileSpace {
      * {@code bytes} if it is shorter. Blocks already allocated, and their contents, are left as they
      * are. Only the file's size and allocation change; on a file system without native support, the C
      * library writes a zero into each unallocated block. Where the system lacks the call
-     * ({@link #supported()} is false) the file is left as it is.
+     * ({@link #supported()} is false) the file is left as it is. A reservation refused part way gives back the
+     * blocks it took (a disk file system such as ext4 keeps them, and a refused build left it full): the holes
+     * the file had in its first {@code bytes} are punched again, and a file grown is cut back to its size.
      *
      * @param file  an existing regular file that this process may write
      * @param bytes how many bytes from the start to reserve, positive
@@ -115,11 +139,14 @@ public final class FileSpace {
                 throw new FileSpaceException("cannot open " + file + " to reserve its blocks: " + describe(errno));
             }
             try {
+                long sizeBefore = (long) LSEEK.invokeExact(fd, 0L, SEEK_END);
+                long[] holes = holes(fd, Math.min(sizeBefore, bytes));
                 int error;
                 do {
                     error = (int) POSIX_FALLOCATE.invokeExact(fd, 0L, bytes);
                 } while (error == EINTR);
                 if (error != 0) {
+                    giveBack(fd, holes, sizeBefore, callState);
                     throw new FileSpaceException("cannot reserve " + bytes + " bytes for " + file + ": "
                             + describe(error) + hint(error));
                 }
@@ -130,6 +157,50 @@ public final class FileSpace {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("downcall failed", t);
+        }
+    }
+
+    /**
+     * @param fd    an open descriptor of the file
+     * @param limit where to stop looking
+     * @return start and end of each hole of the file before {@code limit}, in pairs; none where the file system
+     *         does not tell holes apart (then it reports the whole file as data)
+     */
+    private static long[] holes(int fd, long limit) throws Throwable {
+        long[] holes = new long[0];
+        int count = 0;
+        long at = 0;
+        while (at < limit) {
+            long hole = (long) LSEEK.invokeExact(fd, at, SEEK_HOLE);
+            if (hole < 0 || hole >= limit) {
+                break;
+            }
+            long data = (long) LSEEK.invokeExact(fd, hole, SEEK_DATA);
+            long end = data < 0 ? limit : Math.min(data, limit); // ENXIO: no data after the hole
+            if (count == holes.length) {
+                holes = Arrays.copyOf(holes, Math.max(16, 2 * count));
+            }
+            holes[count++] = hole;
+            holes[count++] = end;
+            at = end;
+        }
+        return Arrays.copyOf(holes, count);
+    }
+
+    /**
+     * Undoes a reservation refused part way: punches the file's old holes again (they read as zeros, as the
+     * blocks reserved in them do, so no byte changes) and cuts a grown file back to its size. Best effort: what
+     * the system refuses here stays taken, and the reservation's own refusal is what the caller sees.
+     */
+    private static void giveBack(int fd, long[] holes, long sizeBefore, MemorySegment callState) throws Throwable {
+        if (FALLOCATE != null) {
+            for (int i = 0; i < holes.length; i += 2) {
+                int ignoredBestEffort = (int) FALLOCATE.invokeExact(callState, fd,
+                        FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, holes[i], holes[i + 1] - holes[i]);
+            }
+        }
+        if ((long) LSEEK.invokeExact(fd, 0L, SEEK_END) > sizeBefore) {
+            int ignoredBestEffort = (int) FTRUNCATE.invokeExact(fd, sizeBefore);
         }
     }
 
