@@ -488,8 +488,22 @@ public final class NativeAllocator implements Allocator {
         private int sampleRate = DebugMode.defaultSampleRate();
         private String name;
         private boolean registerMBean;
+        /** The C allocator's functions to call instead of the kind's; null for the kind's. */
+        private NativeFunctions functions;
 
         private Builder() {
+        }
+
+        /**
+         * For tests: the C allocator to call instead of the kind's, such as one that places blocks where the
+         * test needs them. Package-private; the library never calls it.
+         *
+         * @param functions the functions to call, or null for those of the kind
+         * @return this builder
+         */
+        Builder functions(NativeFunctions functions) {
+            this.functions = functions;
+            return this;
         }
 
         /**
@@ -564,7 +578,7 @@ public final class NativeAllocator implements Allocator {
          *                               the message names the Debian package libmimalloc2.0
          */
         public NativeAllocator build() {
-            NativeFunctions functions = kind == Kind.MALLOC ? NativeFunctions.libc()
+            NativeFunctions functions = this.functions != null ? this.functions : kind == Kind.MALLOC ? NativeFunctions.libc()
                     : NativeFunctions.mimalloc().orElseThrow(() -> new IllegalStateException(NativeFunctions.mimallocProblem()));
             return new NativeAllocator(this, functions);
         }

@@ -22,8 +22,12 @@ import java.util.Optional;
  * they never call back into Java and return quickly, so skipping the thread-state transition is
  * safe and halves the cost of a small allocation. The system calls are bound normally, since they
  * may block.
+ *
+ * <p>Not final only so that a test can give a {@link NativeAllocator} a stand-in for the C allocator
+ * ({@link NativeAllocator.Builder#functions}), one that places blocks where the test says. No subclass
+ * exists in the library, so class-hierarchy analysis binds every call here as it would for a final class.
  */
-final class NativeFunctions {
+class NativeFunctions {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
     private static final FunctionDescriptor LONG_OF_LONG = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG);
@@ -40,7 +44,11 @@ final class NativeFunctions {
     /** The alignment plain malloc guarantees for every size: 16 for glibc, 8 for mimalloc (its blocks under 16 bytes). */
     final long mallocAlignment;
 
-    private NativeFunctions(String name, boolean isMimalloc) {
+    /**
+     * @param name       named in messages ("malloc", "mimalloc")
+     * @param isMimalloc whether the calls go to mimalloc's functions; else to the C library's
+     */
+    NativeFunctions(String name, boolean isMimalloc) {
         this.name = name;
         this.isMimalloc = isMimalloc;
         this.mallocAlignment = isMimalloc ? 8 : 16;
