@@ -66,20 +66,24 @@ class MemoryManagerCloseRaceTest {
                                                                java.util.function.Function<MemoryManager, Allocation> allocate)
             throws InterruptedException {
         AtomicInteger writesAfterClose = new AtomicInteger();
+        AtomicInteger triedAfterClose = new AtomicInteger();
         int unreportedWrites = 0;
         for (int round = 0; round < rounds; round++) {
             List<String> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
             MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(reports::add)
                     .pageAccess(access).pageSize(4096).totalSize(1 << 20).build();
             CountDownLatch closeReturned = new CountDownLatch(1);
+            CountDownLatch allocating = new CountDownLatch(1);
             AtomicBoolean written = new AtomicBoolean();
             Thread keeper = new Thread(() -> {
                 try {
                     while (true) {
                         Allocation allocation = allocate.apply(mm);
+                        allocating.countDown();
                         if (mm.isClosed()) {
                             closeReturned.await(10, TimeUnit.SECONDS);
                             for (MemorySegment segment : allocation.segments()) {
+                                triedAfterClose.incrementAndGet();
                                 try {
                                     segment.fill((byte) 0x5A);
                                     written.set(true);
@@ -98,6 +102,8 @@ class MemoryManagerCloseRaceTest {
             });
             keeper.setDaemon(true);
             keeper.start();
+            // close() comes once the keeper is allocating: started later, the keeper found the manager closed
+            assertThat(allocating.await(10, TimeUnit.SECONDS)).as("the keeper allocated").isTrue();
             for (int spin = (round % 50) * 20; spin > 0; spin--) {
                 Thread.onSpinWait();
             }
@@ -108,6 +114,7 @@ class MemoryManagerCloseRaceTest {
                 unreportedWrites++;
             }
         }
+        assertThat(triedAfterClose.get()).as("writes tried through what the keeper held when close() came").isPositive();
         assertThat(unreportedWrites).as("writes after close() that close neither revoked nor kept").isZero();
         if (access == PageAccess.SHARED) {
             assertThat(writesAfterClose.get()).as("writes through shared pages after close() returned").isZero();
