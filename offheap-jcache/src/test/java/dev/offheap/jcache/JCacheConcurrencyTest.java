@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.cache.Cache;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableCacheEntryListenerConfiguration;
@@ -56,6 +57,7 @@ class JCacheConcurrencyTest extends ThreadedJCacheTest {
                 new FactoryBuilder.SingletonFactory<>(recorder), null, true, false);
         cache.registerCacheEntryListener(listener);
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong puts = new AtomicLong();
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             int id = t;
@@ -63,17 +65,28 @@ class JCacheConcurrencyTest extends ThreadedJCacheTest {
                 int i = 0;
                 while (!stop.get()) {
                     cache.put(id * 1_000_000 + (i++ % 1000), "v" + i);
+                    puts.incrementAndGet();
                 }
                 return null;
             }));
         }
-        Thread.sleep(50);
+        // the deregistration comes while the puts are going on, once the listener has had events from them, and
+        // the puts go on after it (before, fixed sleeps did not make sure of either)
+        while (recorder.seen.isEmpty() && !futures.stream().allMatch(Future::isDone)) {
+            Thread.sleep(1);
+        }
+        int eventsBefore = recorder.seen.size();
         cache.deregisterCacheEntryListener(listener);
-        Thread.sleep(50);
+        long putsAtDeregistration = puts.get();
+        while (puts.get() < putsAtDeregistration + 10_000 && !futures.stream().allMatch(Future::isDone)) {
+            Thread.sleep(1);
+        }
         stop.set(true);
         for (Future<?> f : futures) {
             f.get(30, TimeUnit.SECONDS); // a put failing with RejectedExecutionException fails here
         }
+        assertThat(eventsBefore).as("events the listener had before its deregistration").isPositive();
+        assertThat(puts.get() - putsAtDeregistration).as("puts after the deregistration").isGreaterThanOrEqualTo(10_000);
     }
 
     @RepeatedTest(5)
