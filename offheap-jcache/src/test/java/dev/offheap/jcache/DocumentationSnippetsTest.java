@@ -159,6 +159,19 @@ class DocumentationSnippetsTest {
         assertThat(snippets).hasSizeGreaterThanOrEqualTo(11);
     }
 
+    /**
+     * The examples that run are those a context marked to run matches: a document edit that took a marker out of
+     * its block left that example compiled only, and with every marker gone no example ran, while the test of
+     * the runs still passed.
+     */
+    @Test
+    void everyContextFindsItsExample() {
+        for (Context context : CONTEXTS) {
+            assertThat(snippets).as("java blocks with the marker %s", context.marker())
+                    .anyMatch(s -> s.context() == context);
+        }
+    }
+
     @TestFactory
     Stream<DynamicTest> everyExampleCompiles() {
         return snippets.stream().map(snippet -> DynamicTest.dynamicTest(snippet.label() + " compiles", () ->
