@@ -19,6 +19,7 @@ class PooledAllocatorCloseRaceTest {
     @Test
     void closeRacingManagerBackedAllocationNeitherHandsOutMemoryNorLeaksPages() throws Exception {
         AtomicInteger liveAfterClose = new AtomicInteger();
+        AtomicInteger heldAtClose = new AtomicInteger();
         int leakedRounds = 0;
         try (MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(s -> { })
                 .pageAccess(PageAccess.SHARED).pageSize(128 << 10).totalSize(64L << 20).build()) {
@@ -27,11 +28,14 @@ class PooledAllocatorCloseRaceTest {
                 PooledAllocator pool = PooledAllocator.builder().memoryManager(mm).capacity(1 << 20)
                         .idleRelease(Duration.ZERO).build();
                 CountDownLatch closeReturned = new CountDownLatch(1);
+                CountDownLatch allocating = new CountDownLatch(1);
                 Thread worker = new Thread(() -> {
                     try {
                         while (true) {
                             MemorySegment s = pool.allocateUninitialized(100_000);
+                            allocating.countDown();
                             if (pool.isClosed()) {
+                                heldAtClose.incrementAndGet();
                                 closeReturned.await(10, TimeUnit.SECONDS);
                                 if (s.scope().isAlive()) {
                                     liveAfterClose.incrementAndGet();   // usable memory from a closed allocator
@@ -46,6 +50,8 @@ class PooledAllocatorCloseRaceTest {
                 });
                 worker.setDaemon(true);
                 worker.start();
+                // close() comes once the worker is allocating: started later, the worker found the allocator closed
+                assertThat(allocating.await(10, TimeUnit.SECONDS)).as("the worker allocated").isTrue();
                 for (int spin = (round % 50) * 20; spin > 0; spin--) {
                     Thread.onSpinWait();
                 }
@@ -58,6 +64,8 @@ class PooledAllocatorCloseRaceTest {
                     pagesBefore += held;
                 }
             }
+            assertThat(heldAtClose.get()).as("rounds in which the worker held an allocation when close() came")
+                    .isPositive();
             assertThat(liveAfterClose.get() + " live segments after close, " + leakedRounds
                     + " rounds leaving manager pages held: " + mm.usageByOwner()).isEqualTo("0 live segments after close, 0"
                     + " rounds leaving manager pages held: {}");
