@@ -43,18 +43,21 @@ class ABurstOfConnectionsIsAnsweredTest {
         return text.isEmpty() ? "(closed unanswered)" : text.substring(0, Math.min(12, text.length()));
     }
 
-    /** @return the listen backlog of the port, as {@code ss} shows it (its Send-Q), or -1 where ss cannot tell */
+    /**
+     * @return the listen backlog of the port, as {@code ss} shows it (its Send-Q), or -1 where ss cannot tell (not
+     *         installed, as in many containers): then only the burst itself is checked, not the backlog
+     */
     private static int backlog(int port) throws Exception {
         Process ss;
         try {
             ss = new ProcessBuilder("ss", "-Hltn", "sport = :" + port).redirectErrorStream(true).start();
         } catch (IOException e) {
-            assumeTrue(false, "no ss here");
             return -1;
         }
         String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assumeTrue(ss.waitFor(10, TimeUnit.SECONDS) && ss.exitValue() == 0 && out.startsWith("LISTEN"),
-                "ss shows no listening socket: " + out);
+        if (!ss.waitFor(10, TimeUnit.SECONDS) || ss.exitValue() != 0 || !out.startsWith("LISTEN")) {
+            return -1;
+        }
         return Integer.parseInt(out.split("\\s+")[2]);
     }
 
@@ -76,7 +79,10 @@ class ABurstOfConnectionsIsAnsweredTest {
         ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor();
         try (OfferServer server = ServeCommand.start(args, new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8))) {
-            assertThat(backlog(server.port())).as("the listen backlog, as ss shows it").isGreaterThanOrEqualTo(CLIENTS);
+            int backlog = backlog(server.port());
+            if (backlog >= 0) {
+                assertThat(backlog).as("the listen backlog, as ss shows it").isGreaterThanOrEqualTo(CLIENTS);
+            }
             // every client connects at once, then every one sends its request: the burst reaches the listen queue at once
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Long>> connects = new ArrayList<>();
