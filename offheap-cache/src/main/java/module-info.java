@@ -3,7 +3,8 @@
  * byte the cache uses, and a Caffeine-like API. See {@link dev.offheap.cache.OffHeapCache}.
  */
 // micrometer-core has no module-info of its own, only an Automatic-Module-Name
-@SuppressWarnings("requires-automatic")
+// dev.offheap.jcache is built after this module: the qualified export below names a module javac cannot see yet
+@SuppressWarnings({"requires-automatic", "module"})
 module dev.offheap.cache {
     requires transitive dev.offheap.memory;
     requires java.management;
@@ -15,4 +16,7 @@ module dev.offheap.cache {
 
     exports dev.offheap.cache;
     exports dev.offheap.cache.micrometer;
+    // the JCache layer's expiry sweep walks the entries in place (OffHeapCacheImpl.removeEntriesIf);
+    // nothing else may use the internals
+    exports dev.offheap.cache.internal to dev.offheap.jcache;
 }

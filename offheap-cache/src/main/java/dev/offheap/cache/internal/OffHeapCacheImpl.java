@@ -741,6 +741,81 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
+    /**
+     * What {@link #removeEntriesIf} asks of each entry: whether to remove it. Not part of the public API:
+     * the JCache layer's expiry sweep, which reads the expiry time at the start of each value.
+     */
+    @FunctionalInterface
+    public interface Sweeper {
+        /**
+         * Called under the write lock of the entry's segment: the cache refuses this thread's calls meanwhile.
+         * Work that may throw comes before the answer: an entry whose call threw is kept.
+         *
+         * @param key   the entry's serialized key, in place: read-only use, valid only during the call
+         * @param value the entry's serialized value, in place: read-only use, valid only during the call
+         * @return whether the entry is removed (as a compute returning null removes it, EXPLICIT to the
+         *         removal listener, no eviction or expiration counted)
+         */
+        boolean removes(MemorySegment key, MemorySegment value);
+    }
+
+    /**
+     * Offers every live entry to {@code sweeper} in place, segment by segment, and removes those it
+     * accepts: one pass over each segment's table under its write lock, {@link #CLEAN_UP_BUCKETS} buckets
+     * per hold as {@link #cleanUp()} does, with no key or value copied or deserialized and no access
+     * recorded (the eviction order and the statistics of the entries kept do not change). After each hold
+     * of a lock, with no lock of the cache held, {@code afterBatch} runs and the removal listener is told,
+     * also where the batch ended with a failure. An entry present for the whole pass is offered at least
+     * once; one the table's growth moved may be offered twice.
+     *
+     * <p>Not part of the public API: the JCache layer's expiry sweep. Thread-safe.
+     *
+     * @throws IllegalStateException if the cache is closed, or this thread is inside one of its functions
+     * @throws RuntimeException      what {@code sweeper} or {@code afterBatch} throws, after the batch
+     */
+    public void removeEntriesIf(Sweeper sweeper, Runnable afterBatch) {
+        Objects.requireNonNull(sweeper, "sweeper");
+        Objects.requireNonNull(afterBatch, "afterBatch");
+        checkOpen();
+        checkNotInsideReader();
+        long now = readClock();
+        bulk(errors -> {
+            try {
+                for (Shard shard : shards) {
+                    int bucket = 0;
+                    do {
+                        Removals removals = removals(now);
+                        try {
+                            long stamp = shard.lockWrite();
+                            LockHolds holds = LockHolds.current();
+                            holds.push(shard.id, true);
+                            COMPUTING.getAndAdd(this, 1);
+                            try {
+                                if (bucket == 0) {
+                                    shard.drainReadsLocked();
+                                }
+                                bucket = shard.sweepBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, sweeper, removals);
+                            } finally {
+                                COMPUTING.getAndAdd(this, -1);
+                                holds.pop();
+                                shard.unlockWrite(stamp);
+                            }
+                        } finally {
+                            try {
+                                notifyListener(removals, errors);
+                            } finally {
+                                afterBatch.run();
+                            }
+                        }
+                    } while (bucket >= 0);
+                }
+            } catch (IllegalStateException e) {
+                throw translate(e);
+            }
+            return null;
+        });
+    }
+
     /** Lets another pass own the segment's deadline bound after this one stopped midway (the cache was closed). */
     private static void abandonPass(Shard shard, Object pass) {
         long stamp;

@@ -910,6 +910,40 @@ final class Shard {
     }
 
     /**
+     * Offers each live entry (not expired at {@code nowMillis}) of the buckets from {@code from} on,
+     * {@code count} of them at most, to {@code sweeper}, and removes those it accepts, as a compute that
+     * returns null removes an entry (EXPLICIT). The cursor over buckets survives the table's growth between
+     * calls as {@link #expireBucketsLocked}'s does: an entry there for the whole pass is offered at least once.
+     *
+     * @param nowMillis the time for expiry checks; {@link Long#MIN_VALUE} when nothing expires
+     * @return the next bucket, or -1 past the table's end
+     */
+    int sweepBucketsLocked(int from, int count, long nowMillis, OffHeapCacheImpl.Sweeper sweeper,
+                           Removals removals) {
+        int to = (int) Math.min((long) tableMask + 1, (long) from + count);
+        long data = address(tableBlock) + TABLE_DATA;
+        for (int b = from; b < to; b++) {
+            int entry = getInt(region, data + ((long) b << 2));
+            while (entry != 0) {
+                int next = getInt(region, address(entry) + CHAIN_NEXT);
+                if (nowMillis == Long.MIN_VALUE || !expired(entry, nowMillis)) {
+                    long at = address(entry);
+                    int meta = getInt(region, at + META);
+                    long keyAt = at + headerBytes(meta);
+                    int keyLength = keyLength(meta);
+                    MemorySegment key = region.asSlice(keyAt, keyLength);
+                    MemorySegment value = region.asSlice(keyAt + keyLength, valueLength(entry, meta));
+                    if (sweeper.removes(key, value)) {
+                        removeLocked(entry, RemovalCause.EXPLICIT, removals);
+                    }
+                }
+                entry = next;
+            }
+        }
+        return to > tableMask ? -1 : to;
+    }
+
+    /**
      * Gives up the deadline bound if {@code pass} owns it, for a pass that stops before the table's end
      * (the cache was closed under it), so that later passes can raise the bound again.
      */

@@ -1,7 +1,9 @@
 package dev.offheap.jcache.internal;
 
 import dev.offheap.cache.OffHeapCache;
+import dev.offheap.cache.SerializationException;
 import dev.offheap.cache.Serializer;
+import dev.offheap.cache.internal.OffHeapCacheImpl;
 import dev.offheap.jcache.ExpiryCleanUp;
 import dev.offheap.jcache.OffHeapConfiguration;
 import dev.offheap.memory.internal.Failures;
@@ -870,10 +872,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /**
      * {@inheritDoc}
      *
-     * <p>The sweep walks the store's keys shard by shard (a snapshot of each) and reads every entry's
-     * expiry time with {@link OffHeapCache#readQuietly}; only an expired one is then dropped, through the
-     * same atomic per-key step as a read that finds it expired. A sweep that starts before the earliest
-     * expiry time it knows of ({@link EarliestExpiry}) returns at once.
+     * <p>The sweep walks the store's entries in place, segment by segment under its write lock, a batch of
+     * buckets per hold ({@link OffHeapCacheImpl#removeEntriesIf}), and reads each entry's expiry time from
+     * its value bytes: no key is deserialized and no entry looked up again. An expired one is removed there,
+     * in the same lock hold, as the atomic per-key step of a read that finds it expired removes it: its key's
+     * change is counted and its EXPIRED event's turn taken before the removal shows, so a write of the key
+     * racing the sweep comes wholly before or after it. Only then are its key (and, for listeners of EXPIRED
+     * events, its value) deserialized. The batch's events are delivered after the lock is released. A sweep
+     * that starts before the earliest expiry time it knows of ({@link EarliestExpiry}) returns at once.
      */
     @Override
     public long cleanUp() {
@@ -883,26 +889,90 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             return 0; // no entry can have expired: the walk would find nothing
         }
         long boundBefore = earliestExpiry.startSweep();
-        long earliestLeft = Expirable.NEVER;
+        Sweep sweep = new Sweep();
         boolean completed = false;
-        long removed = 0;
-        CacheEntryListenerException firstFailure = null;
         try {
-            for (Iterator<K> keys = store.keys(); keys.hasNext(); ) {
-                K key = keys.next();
-                Long expiresAt = store.readQuietly(key, ExpirableSerializer::expiresAt);
-                if (expiresAt == null) {
-                    continue;
+            ((OffHeapCacheImpl<K, Expirable<V>>) store).removeEntriesIf(sweep, sweep::endBatch);
+            completed = true;
+        } finally {
+            if (completed) {
+                earliestExpiry.endSweep(sweep.earliestLeft);
+            } else {
+                earliestExpiry.abandonSweep(boundBefore, sweep.earliestLeft);
+            }
+        }
+        if (sweep.firstFailure != null) {
+            throw sweep.firstFailure;
+        }
+        return sweep.removed;
+    }
+
+    /** One {@link #cleanUp()}: decides on each entry under the store's lock, delivers events between batches. */
+    private final class Sweep implements OffHeapCacheImpl.Sweeper {
+        /** The earliest expiry time of the entries left. */
+        long earliestLeft = Expirable.NEVER;
+        long removed;
+        CacheEntryListenerException firstFailure;
+        /** Whether a batch is under way: {@link #now} and {@link #told} are its. */
+        private boolean inBatch;
+        /** The batch's clock reading, taken at its first entry. */
+        private long now;
+        /** Whether a listener wants the batch's EXPIRED events. */
+        private boolean told;
+        /**
+         * The batch's removals that have an event, one operation each as a read that finds an entry expired
+         * has: each listener failure is its own, the first thrown at the sweep's end and the others suppressed.
+         */
+        private final List<Op> expiries = new ArrayList<>();
+
+        @Override
+        public boolean removes(MemorySegment key, MemorySegment value) {
+            if (!inBatch) {
+                inBatch = true;
+                now = wallClock.getAsLong();
+                told = false;
+                for (ListenerRegistration<K, V> listener : listeners) {
+                    told |= listener.wants(EventType.EXPIRED);
                 }
-                if (expiresAt > sweepStart) {
-                    earliestLeft = Math.min(earliestLeft, expiresAt);
-                    continue;
-                }
-                Op op = new Op();
+            }
+            long expiresAt = ExpirableSerializer.expiresAt(value);
+            if (expiresAt > now) {
+                earliestLeft = Math.min(earliestLeft, expiresAt);
+                return false;
+            }
+            // what may throw first: an entry whose key or value cannot be read stays, as a compute that throws
+            K k = readKey(key);
+            V old = null;
+            if (told) {
+                insideCompute.set(Boolean.TRUE); // the value serializer runs under the store's lock
                 try {
-                    if (expire(key, op)) {
-                        removed++;
-                    }
+                    old = Expirable.stored(value.asSlice(ExpirableSerializer.HEADER_BYTES)
+                            .toArray(ValueLayout.JAVA_BYTE), expiresAt, valueSerializer).value();
+                } finally {
+                    insideCompute.remove();
+                }
+            }
+            changes.incrementAndGet(changeStripe(k)); // before the removal shows, as compute counts it
+            if (told) {
+                Op op = new Op();
+                op.event(EventType.EXPIRED, k, old, old); // its turn, taken under the lock
+                expiries.add(op);
+            }
+            removed++;
+            return true;
+        }
+
+        /** After each batch, with no lock of the store held: its events, a listener's failure kept. */
+        void endBatch() {
+            inBatch = false;
+            if (expiries.isEmpty()) {
+                return;
+            }
+            List<Op> batch = new ArrayList<>(expiries);
+            expiries.clear();
+            Throwable error = null;
+            for (Op op : batch) {
+                try {
                     op.finish();
                 } catch (CacheEntryListenerException e) {
                     // one listener's failure must not leave the other expired entries in place
@@ -911,20 +981,28 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     } else {
                         firstFailure.addSuppressed(e);
                     }
+                } catch (RuntimeException | Error e) {
+                    // thrown once the batch's other events are out: left undelivered, their turns would stay open
+                    error = Failures.firstOrSuppressed(error, e);
                 }
             }
-            completed = true;
-        } finally {
-            if (completed) {
-                earliestExpiry.endSweep(earliestLeft);
-            } else {
-                earliestExpiry.abandonSweep(boundBefore, earliestLeft);
+            Failures.throwIfAny(error);
+        }
+
+        private K readKey(MemorySegment key) {
+            K k;
+            try {
+                k = keySerializer.read(key.asReadOnly());
+            } catch (RuntimeException e) {
+                throw new SerializationException("the key serializer " + keySerializer + " threw in read of "
+                        + key.byteSize() + " bytes: " + e, e);
             }
+            if (k == null) {
+                throw new SerializationException("the key serializer " + keySerializer + " read null from "
+                        + key.byteSize() + " bytes", null);
+            }
+            return k;
         }
-        if (firstFailure != null) {
-            throw firstFailure;
-        }
-        return removed;
     }
 
     /**
