@@ -451,15 +451,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         return MemorySegment.ofArray(serialize(valueSerializer, value, size, "value"));
     }
 
-    /** Serializes into a new array of the size the serializer already declared. */
-    private static <T> byte[] serialize(Serializer<T> serializer, T value, int size, String what) {
+    /**
+     * Serializes into a new array of the size the serializer already declared, with the checks of every
+     * write of this cache ({@link #writeChecked}). Public for the JCache layer, which serializes a value
+     * before its cache writer runs; not part of the public API. Thread-safe if {@code serializer} is.
+     *
+     * @throws SerializationException if the serializer threw, or wrote more or less than {@code size} bytes
+     */
+    public static <T> byte[] serialize(Serializer<T> serializer, T value, int size, String what) {
         byte[] bytes = new byte[size];
         writeChecked(serializer, value, MemorySegment.ofArray(bytes), what);
         return bytes;
     }
 
-    /** The serializer's declared size of a value, as a SerializationException if it throws or is negative. */
-    private static <T> int declaredSize(Serializer<T> serializer, T value, String what) {
+    /**
+     * The serializer's declared size of a value, as a SerializationException if it throws or is negative.
+     * Public for the JCache layer (see {@link #serialize}); not part of the public API.
+     */
+    public static <T> int declaredSize(Serializer<T> serializer, T value, String what) {
         int size;
         try {
             size = serializer.serializedSize(value);
@@ -513,8 +522,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
     }
 
-    /** @return whether {@code serializer} is one of {@link Serializer}'s own, which write exactly their size */
-    private static boolean isBuiltIn(Serializer<?> serializer) {
+    /**
+     * @return whether {@code serializer} is one of {@link Serializer}'s own, which write exactly their size
+     *         and never throw for a value of their type (public for the JCache layer; not public API)
+     */
+    public static boolean isBuiltIn(Serializer<?> serializer) {
         return serializer == Serializer.byteArrays() || serializer == Serializer.strings()
                 || serializer == Serializer.longs() || serializer == Serializer.integers()
                 || serializer == Serializer.segments();
@@ -1728,7 +1740,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /** @param header the header the entry will have: larger for one with a time to live of its own */
     private void checkedEntrySize(int header, byte[] key, long valueBytes) {
-        long entry = (long) header + key.length + valueBytes;
+        checkedEntrySize(header, key.length, valueBytes);
+    }
+
+    private void checkedEntrySize(int header, int keyBytes, long valueBytes) {
+        long entry = (long) header + keyBytes + valueBytes;
         if (entry > maxEntryBytes) {
             throw new ValueTooLargeException(entry, maxEntryBytes);
         }
@@ -2236,7 +2252,59 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     @Override
     public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping) {
         Objects.requireNonNull(remapping, "remapping");
+        return compute(key, (k, keyBytes, old) -> remapping.apply(k, old), false, true);
+    }
+
+    /**
+     * A compute function that is also told how many bytes the key takes serialized. Not part of the public
+     * API: the JCache layer checks with it, before its cache writer runs, that the entry will fit
+     * ({@link #checkEntrySize}).
+     */
+    @FunctionalInterface
+    public interface SizedRemapping<K, V> {
+        /**
+         * @param key      the key
+         * @param keyBytes the length of the key's serialized bytes
+         * @param old      the live value, or null
+         * @return the new value, or null to remove the entry
+         */
+        V apply(K key, int keyBytes, V old);
+    }
+
+    /**
+     * {@link #compute(Object, BiFunction)}, with the key's serialized length told to the function. Not part
+     * of the public API: the JCache layer. Thread-safe; throws what {@code compute} throws.
+     */
+    public V compute(K key, SizedRemapping<? super K, V> remapping) {
+        Objects.requireNonNull(remapping, "remapping");
         return compute(key, remapping, false, true);
+    }
+
+    /**
+     * Refuses, as a put or compute refuses it, an entry of a key of {@code keyBytes} serialized bytes and
+     * a value of {@code valueBytes}: the same check, made before the value is serialized into the cache.
+     * Not part of the public API: the JCache layer makes it before its cache writer runs. Thread-safe.
+     *
+     * @param keyBytes   the length of the serialized key ({@link #serializedKeyBytes}, {@link SizedRemapping})
+     * @param valueBytes the length of the serialized value, as the value serializer declares it
+     * @throws ValueTooLargeException if the entry, header included, is larger than {@link #maxEntryBytes()}
+     */
+    public void checkEntrySize(int keyBytes, long valueBytes) {
+        checkedEntrySize(headerBytes, keyBytes, valueBytes);
+    }
+
+    /**
+     * Serializes {@code key} as every call of this cache does, checking it the same way. Not part of the
+     * public API: the JCache layer checks with it the entries of a bulk write before its cache writer runs.
+     * Thread-safe.
+     *
+     * @return the length of the key's serialized bytes
+     * @throws NullPointerException     if {@code key} is null
+     * @throws SerializationException   if the key serializer threw or lied about the key's size
+     * @throws IllegalArgumentException if the key is longer than a key may be
+     */
+    public int serializedKeyBytes(K key) {
+        return keyBytes(key).length;
     }
 
     /**
@@ -2248,7 +2316,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Objects.requireNonNull(value, "value");
         @SuppressWarnings("unchecked")
         V[] previous = (V[]) new Object[1];
-        compute(key, (k, old) -> {
+        compute(key, (k, keyBytes, old) -> {
             previous[0] = old;
             return value;
         }, false, false);
@@ -2262,7 +2330,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      */
     V computeIfAbsent(K key, Function<? super K, ? extends V> mapping) {
         Objects.requireNonNull(mapping, "mappingFunction");
-        return compute(key, (k, old) -> mapping.apply(k), true, true);
+        return compute(key, (k, keyBytes, old) -> mapping.apply(k), true, true);
     }
 
     /**
@@ -2271,7 +2339,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
      *                     without a REPLACED removal, as Caffeine's compute does; the instance is still
      *                     serialized and stored (it may have been changed in place) with a new write time
      */
-    private V compute(K key, BiFunction<? super K, ? super V, ? extends V> remapping, boolean onlyIfAbsent,
+    private V compute(K key, SizedRemapping<? super K, V> remapping, boolean onlyIfAbsent,
                       boolean keptUntold) {
         @SuppressWarnings("unchecked")
         V[] result = (V[]) new Object[1];
@@ -2289,7 +2357,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             COMPUTING.getAndAdd(this, 1);
             try {
                 old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
-                computed = remapping.apply(key, old);
+                computed = remapping.apply(key, k.length, old);
                 v = computed == null ? null : valueSegment(computed, k);
             } finally {
                 COMPUTING.getAndAdd(this, -1);

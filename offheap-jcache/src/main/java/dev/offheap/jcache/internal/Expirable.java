@@ -28,23 +28,44 @@ final class Expirable<V> {
     private final long expiresAtMillis;
     private V value;
     private final byte[] valueBytes;
+    /** The length of the value's serialized bytes where known without them (see {@link #prepared}); else -1. */
+    private final int valueSize;
     private final Serializer<V> serializer;
 
-    private Expirable(long expiresAtMillis, V value, byte[] valueBytes, Serializer<V> serializer) {
+    private Expirable(long expiresAtMillis, V value, byte[] valueBytes, int valueSize, Serializer<V> serializer) {
         this.expiresAtMillis = expiresAtMillis;
         this.value = value;
         this.valueBytes = valueBytes;
+        this.valueSize = valueSize;
         this.serializer = serializer;
     }
 
     /** A new entry of a value, to be serialized when stored. */
     static <V> Expirable<V> of(V value, long expiresAtMillis) {
-        return new Expirable<>(expiresAtMillis, value, null, null);
+        return new Expirable<>(expiresAtMillis, value, null, -1, null);
+    }
+
+    /**
+     * A new entry of a value serialized already, before the store is asked to hold it (a write-through
+     * checks first that the store will take it). Storing it copies {@code valueBytes}, or, where they are
+     * null, lets {@code serializer} write the value into the store, with {@code valueSize} as its size: the
+     * serializer is not asked for the size, nor the value serialized, a second time.
+     *
+     * @param value           the value
+     * @param valueBytes      its serialized bytes, or null (a serializer that writes exactly its size and
+     *                        cannot fail, which writes it when stored)
+     * @param valueSize       the length of its serialized bytes
+     * @param expiresAtMillis the expiry time; a placeholder until {@link #withExpiry}
+     * @param serializer      the values' serializer
+     */
+    static <V> Expirable<V> prepared(V value, byte[] valueBytes, int valueSize, long expiresAtMillis,
+                                     Serializer<V> serializer) {
+        return new Expirable<>(expiresAtMillis, value, valueBytes, valueSize, serializer);
     }
 
     /** An entry read from the store: its value bytes, deserialized on demand. */
     static <V> Expirable<V> stored(byte[] valueBytes, long expiresAtMillis, Serializer<V> serializer) {
-        return new Expirable<>(expiresAtMillis, null, valueBytes, serializer);
+        return new Expirable<>(expiresAtMillis, null, valueBytes, valueBytes.length, serializer);
     }
 
     /** @return the wall-clock time at which the entry expires, {@link #NEVER} for never, {@link #EXPIRED} */
@@ -73,23 +94,13 @@ final class Expirable<V> {
         return valueBytes != null ? serializer.read(MemorySegment.ofArray(valueBytes)) : value;
     }
 
-    /**
-     * @return the value for the caller of a {@code getAndPut}, {@code getAndReplace} or {@code getAndRemove}:
-     *         {@link #value()} if nothing took it yet, else decoded anew, so that a listener changing its
-     *         event's old value in place cannot change what the caller gets, nor the caller what an
-     *         asynchronous listener still has to see. Call it after the operation's events are made.
-     */
-    V detachedValue() {
-        return value == null ? value() : copyOfValue();
-    }
-
     /** @return the same value with another expiry time; shares the serialized bytes */
     Expirable<V> withExpiry(long newExpiresAtMillis) {
-        return new Expirable<>(newExpiresAtMillis, value, valueBytes, serializer);
+        return new Expirable<>(newExpiresAtMillis, value, valueBytes, valueSize, serializer);
     }
 
     int valueSize(Serializer<V> values) {
-        return valueBytes != null ? valueBytes.length : values.serializedSize(value);
+        return valueSize >= 0 ? valueSize : values.serializedSize(value);
     }
 
     void writeValue(Serializer<V> values, MemorySegment target) {

@@ -52,6 +52,20 @@ final class JavaSerializer<T> implements Serializer<T> {
     }
 
     /**
+     * Takes the bytes {@code serializedSize} made and kept on this thread for {@code value}, so that no
+     * {@code write} uses them: for a caller that stores them itself (a write-through serializes a value
+     * before its cache writer runs, then stores those bytes).
+     *
+     * @return the bytes of {@code value}'s last {@code serializedSize} on this thread, or null if none are kept
+     *         for that very instance
+     */
+    byte[] takePending(T value) {
+        Pending last = pending.get();
+        pending.remove();
+        return last != null && last.value() == value ? last.bytes() : null;
+    }
+
+    /**
      * Drops what {@code serializedSize} kept on this thread for a {@code write} that will not come (the
      * store refused the key or value, or failed, in between), so that the object and its bytes do not stay
      * reachable from the thread.

@@ -329,9 +329,23 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         Throwable listenerFailure;
         /** Entries this operation stored (a creation that expires at once stores nothing). */
         int stored;
+        /**
+         * The length of the serialized key of the store call running now, set by {@link #compute} before its
+         * function runs: a write-through checks with it that the store will take the entry ({@link #storable}).
+         */
+        int keyBytes;
 
         /** A new entry, or none (and no event) if the expiry policy says it expires at creation. */
         Expirable<V> create(K key, V value, Expirable<V> old) {
+            return create(key, value, null, old);
+        }
+
+        /**
+         * {@link #create(Object, Object, Expirable)} of a value serialized already.
+         *
+         * @param prepared {@code value} as {@link #storable} made it, or null to serialize it when stored
+         */
+        Expirable<V> create(K key, V value, Expirable<V> prepared, Expirable<V> old) {
             if (old != null) {
                 gone(EventType.EXPIRED, key, old);
             }
@@ -341,15 +355,25 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             }
             event(EventType.CREATED, key, value, null);
             stored++;
-            return Expirable.of(value, at);
+            return prepared != null ? prepared.withExpiry(at) : Expirable.of(value, at);
         }
 
         Expirable<V> update(K key, V value, Expirable<V> live) {
+            return update(key, value, null, live);
+        }
+
+        /**
+         * An update of a live entry, with its UPDATED event.
+         *
+         * @param prepared {@code value} as {@link #storable} made it, or null to serialize it when stored
+         */
+        Expirable<V> update(K key, V value, Expirable<V> prepared, Expirable<V> live) {
             if (!listeners.isEmpty()) {
                 event(EventType.UPDATED, key, value, live.value());
             }
             stored++;
-            return Expirable.of(value, updateExpiry(now, live.expiresAtMillis()));
+            long at = updateExpiry(now, live.expiresAtMillis());
+            return prepared != null ? prepared.withExpiry(at) : Expirable.of(value, at);
         }
 
         /** Records an event; called under the store's lock of {@code key}, where its ticket is taken. */
@@ -603,6 +627,52 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             throw e;
         } catch (Exception e) {
             throw new CacheWriterException("cache writer failed to write key " + key + ": " + e, e);
+        }
+    }
+
+    /** @return whether changes go through the cache writer */
+    private boolean writesThrough() {
+        return writer != null && configuration.isWriteThrough();
+    }
+
+    /**
+     * Serializes {@code value} for the store and refuses it as the store would, before a cache writer writes
+     * it: a value over the entry limit, or one its serializer refuses, would otherwise be in the writer's
+     * store and not in the cache. The value is serialized once: the store copies the bytes made here (Java
+     * serialization's, taken from {@link JavaSerializer#serializedSize}; a serializer of the application's,
+     * checked as the store checks it), and a built-in serializer, which writes exactly its size and cannot
+     * fail, is only asked for the size here and writes the value when it is stored.
+     *
+     * @param value    the new value
+     * @param keyBytes the length of the key's serialized bytes
+     * @return the value to store, its expiry time still to set ({@link Op#create}, {@link Op#update})
+     * @throws SerializationException if the value serializer threw or lied about the value's size
+     * @throws dev.offheap.cache.ValueTooLargeException if the entry would be over the store's entry limit
+     */
+    private Expirable<V> storable(V value, int keyBytes) {
+        OffHeapCacheImpl<K, Expirable<V>> impl = storeImpl();
+        int size = OffHeapCacheImpl.declaredSize(valueSerializer, value, "value");
+        byte[] bytes = valueSerializer instanceof JavaSerializer<V> java ? java.takePending(value) : null;
+        if (size > Integer.MAX_VALUE - ExpirableSerializer.HEADER_BYTES) {
+            throw new SerializationException("the value serializer " + valueSerializer + " declared " + size
+                    + " bytes, more than an entry can have", null);
+        }
+        impl.checkEntrySize(keyBytes, ExpirableSerializer.HEADER_BYTES + size);
+        if (bytes == null && !OffHeapCacheImpl.isBuiltIn(valueSerializer)) {
+            bytes = OffHeapCacheImpl.serialize(valueSerializer, value, size, "value");
+        }
+        return Expirable.prepared(value, bytes, size, Expirable.NEVER, valueSerializer);
+    }
+
+    /**
+     * Decodes the old value where the operation's events will need it (any listener: an UPDATED event's
+     * old value, a REMOVED or EXPIRED event's value), before a cache writer is called: a value that cannot
+     * be deserialized fails the operation then, and the writer never hears of a change the cache did not
+     * make. The decoded value is kept in {@code old} for the events.
+     */
+    private void decodeForEvents(Expirable<V> old) {
+        if (old != null && !listeners.isEmpty()) {
+            old.value();
         }
     }
 
@@ -1264,16 +1334,25 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         });
     }
 
-    /** A put inside the store's compute: writes through, then stores with the right expiry and event. */
+    /**
+     * A put inside the store's compute: writes through, then stores with the right expiry and event. What
+     * the store or the old value's decoding will refuse is thrown before the writer writes
+     * ({@link #storable}, {@link #decodeForEvents}).
+     */
     private Expirable<V> putInside(K key, V value, Expirable<V> old, Op op) {
-        try {
-            write(key, value);
-        } catch (RuntimeException e) {
-            op.failure = e;
-            return old;
+        Expirable<V> prepared = null;
+        if (writesThrough()) {
+            prepared = storable(value, op.keyBytes);
+            decodeForEvents(old);
+            try {
+                write(key, value);
+            } catch (RuntimeException e) {
+                op.failure = e;
+                return old;
+            }
         }
         Expirable<V> live = live(old, op.now);
-        return live == null ? op.create(key, value, old) : op.update(key, value, live);
+        return live == null ? op.create(key, value, prepared, old) : op.update(key, value, prepared, live);
     }
 
     @Override
@@ -1308,9 +1387,13 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             if (onlyIfPresent && live == null) {
                 return dropExpired(key, old, op);
             }
+            // Decoded before a writer writes (a value that cannot be read fails the call first), and a copy
+            // of the caller's own, not the UPDATED event's old value: a listener changing that in place
+            // cannot change what the caller gets, nor the caller what an asynchronous listener still sees.
+            V was = live == null ? null : live.copyOfValue();
             Expirable<V> result = putInside(key, value, old, op);
-            if (op.failure == null && live != null) {
-                previous.add(live.detachedValue()); // not the UPDATED event's old value: see detachedValue
+            if (op.failure == null && was != null) {
+                previous.add(was);
             }
             return result;
         });
@@ -1326,7 +1409,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * over the entry limit, or refused by its serializer) does not stop the others: every other entry is
      * stored, with its event and its put counted, and then that failure is thrown as it is, the first in
      * the map's order, with those of later entries, a synchronous listener's failure and the writer's
-     * failure suppressed in it. The writer has written such an entry already (write-through comes first).
+     * failure suppressed in it. With write-through, such an entry is found before the writer runs and left
+     * out of its {@code writeAll}, which gets the other entries (none: no call).
      */
     @Override
     public void putAll(Map<? extends K, ? extends V> map) {
@@ -1339,17 +1423,38 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         Op op = new Op();
         Map<K, V> toPut = new LinkedHashMap<>(map);
         CacheWriterException failure = null;
-        if (writer != null && configuration.isWriteThrough()) {
+        // With write-through: each entry serialized and checked before the writer runs, so that it writes
+        // only those the store will hold; a refused one throws its failure where it comes in the map's order.
+        Map<K, Expirable<V>> prepared = null;
+        Map<K, RuntimeException> refused = Map.of();
+        if (writesThrough()) {
+            prepared = new HashMap<>();
             Collection<Cache.Entry<? extends K, ? extends V>> unwritten = new ArrayList<>(toPut.size());
-            for (Map.Entry<K, V> entry : toPut.entrySet()) {
-                unwritten.add(new CacheEntry<>(entry.getKey(), entry.getValue()));
-            }
             try {
-                writer.writeAll(unwritten);
-            } catch (CacheWriterException e) {
-                failure = e;
-            } catch (Exception e) { // checked ones too, see write
-                failure = new CacheWriterException("cache writer failed to write " + map.size() + " entries: " + e, e);
+                for (Map.Entry<K, V> entry : toPut.entrySet()) {
+                    try {
+                        int keyBytes = storeImpl().serializedKeyBytes(entry.getKey());
+                        prepared.put(entry.getKey(), storable(entry.getValue(), keyBytes));
+                        unwritten.add(new CacheEntry<>(entry.getKey(), entry.getValue()));
+                    } catch (RuntimeException e) {
+                        if (refused.isEmpty()) {
+                            refused = new HashMap<>();
+                        }
+                        refused.put(entry.getKey(), e);
+                    }
+                }
+            } finally {
+                forgetUnwritten(); // a key refused on its length after Java serialization measured it
+            }
+            if (!unwritten.isEmpty() || refused.isEmpty()) {
+                try {
+                    writer.writeAll(unwritten);
+                } catch (CacheWriterException e) {
+                    failure = e;
+                } catch (Exception e) { // checked ones too, see write
+                    failure = new CacheWriterException("cache writer failed to write " + unwritten.size()
+                            + " entries: " + e, e);
+                }
             }
             if (failure != null) {
                 // The writer leaves the entries it could not write in the collection: those stay out.
@@ -1361,13 +1466,20 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         // Counted as the entries are stored: a store call that fails (a value over the entry limit) stores
         // nothing, and counts no put.
         long[] stored = new long[1];
+        Map<K, Expirable<V>> serialized = prepared;
+        Map<K, RuntimeException> refusals = refused;
         Throwable notStored = storeEach(toPut.entrySet(), entry -> {
             K key = entry.getKey();
             V value = entry.getValue();
+            RuntimeException refusal = refusals.get(key);
+            if (refusal != null) {
+                throw refusal;
+            }
+            Expirable<V> ready = serialized == null ? null : serialized.get(key);
             int storedBefore = op.stored;
             compute(key, op, (k, old) -> {
                 Expirable<V> live = live(old, op.now);
-                return live == null ? op.create(key, value, old) : op.update(key, value, live);
+                return live == null ? op.create(key, value, ready, old) : op.update(key, value, ready, live);
             });
             stored[0] += op.stored - storedBefore; // op.stored counts the entry before the store call succeeds
         });
@@ -1445,6 +1557,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * @return the live entry removed; null where none was or the writer failed
      */
     private Expirable<V> removeInside(K key, Expirable<V> old, Op op) {
+        decodeForEvents(old); // an old value the events cannot read fails the remove before the writer deletes
         try {
             delete(key);
         } catch (RuntimeException e) {
@@ -1536,9 +1649,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         Op op = new Op();
         List<V> previous = new ArrayList<>(1);
         compute(key, op, (k, old) -> {
-            Expirable<V> live = removeInside(key, old, op);
-            if (live != null) {
-                previous.add(live.detachedValue()); // not the REMOVED event's value: see detachedValue
+            Expirable<V> found = live(old, op.now);
+            // decoded before a writer deletes, and the caller's own copy, not the REMOVED event's value
+            V was = found == null ? null : found.copyOfValue();
+            if (removeInside(key, old, op) != null) {
+                previous.add(was);
             }
             return op.failure == null ? null : old;
         });
@@ -1740,16 +1855,26 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return live.withExpiry(accessExpiry(op.now, live.expiresAtMillis()));
             }
             case CREATE, LOAD -> {
-                if (entry.operation() == ProcessorEntry.Operation.CREATE) {
+                Expirable<V> prepared = null;
+                if (entry.operation() == ProcessorEntry.Operation.CREATE && writesThrough()) {
+                    // what the store or the events will refuse, refused before the writer writes
+                    prepared = storable(entry.value(), op.keyBytes);
+                    decodeForEvents(old);
                     write(key, entry.value());
                 }
-                return op.create(key, entry.value(), old);
+                return op.create(key, entry.value(), prepared, old);
             }
             case UPDATE -> {
-                write(key, entry.value());
-                return op.update(key, entry.value(), live);
+                Expirable<V> prepared = null;
+                if (writesThrough()) {
+                    prepared = storable(entry.value(), op.keyBytes);
+                    decodeForEvents(old);
+                    write(key, entry.value());
+                }
+                return op.update(key, entry.value(), prepared, live);
             }
             case REMOVE -> {
+                decodeForEvents(old);
                 delete(key);
                 if (live != null) {
                     op.gone(EventType.REMOVED, key, live);
@@ -1896,6 +2021,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 Op op = new Op();
                 boolean[] removed = new boolean[1];
                 compute(key, op, (k, old) -> {
+                    decodeForEvents(old); // one its events cannot read fails the remove before the writer deletes
                     try {
                         delete(key);
                     } catch (RuntimeException e) {
@@ -2087,7 +2213,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
         try {
-            store.compute(key, (k, old) -> {
+            storeImpl().compute(key, (k, keyBytes, old) -> {
+                if (op != null) {
+                    op.keyBytes = keyBytes;
+                }
                 insideCompute.set(Boolean.TRUE);
                 Expirable<V> result;
                 try {
@@ -2113,6 +2242,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (op != null) {
             op.deliver(); // now, not at the operation's end: its turns would hold up other threads meanwhile
         }
+    }
+
+    /** @return the store as its implementation, for what the JCache layer asks beyond its API */
+    private OffHeapCacheImpl<K, Expirable<V>> storeImpl() {
+        return (OffHeapCacheImpl<K, Expirable<V>>) store;
     }
 
     /**
