@@ -20,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -166,6 +168,12 @@ public final class MemoryManager implements AutoCloseable {
      * opens it.
      */
     private static final Map<Object, MappedFileUse> MAPPED_FILES = new HashMap<>();
+    /**
+     * Run by a mapped build right after it reserved its file's blocks, before it maps the file; null (as always
+     * outside tests) runs nothing. A seam for tests that hold a build there while another process builds on the
+     * same file.
+     */
+    static volatile Runnable afterMappedFileReserved;
     /** Pages a manager can hold: the slot table (one entry per page, plus padding) must fit a Java array. */
     private static final int MAX_PAGES = Integer.MAX_VALUE - 64;
     /** 16 compressed references fill a 64-byte cache line. */
@@ -1962,19 +1970,20 @@ public final class MemoryManager implements AutoCloseable {
             Object fileKey;
             MappedFileUse fileUse;
             synchronized (MAPPED_FILES) {
-                // A file a live manager of this JVM maps is refused before it is opened: closing any descriptor of
-                // it (this build's channel, FileSpace's) would drop that manager's POSIX lock, and another process
-                // could then map the bytes it hands out.
+                // A file a live manager of this JVM maps is refused before it is opened: where the manager's lock is
+                // a POSIX one (see lockForManager), closing any descriptor of the file (this build's channel) would
+                // drop it, and another process could then map the bytes the manager hands out.
                 Object before = fileKey(absolute);
                 if (before != null && MAPPED_FILES.containsKey(before)) {
                     throw fileInUse(absolute, MAPPED_FILES.get(before));
                 }
                 opened = openOrCreate(absolute);
-                fileKey = fileKey(absolute);
+                // the key of the file opened (the descriptor's, where there is one), not of what the path names now
+                fileKey = fileKey(opened.descriptor() != null ? opened.descriptor().path() : absolute);
                 MappedFileUse holder = fileKey == null ? null : MAPPED_FILES.get(fileKey);
                 if (fileKey == null || holder != null) {
                     // removed since it was opened, or replaced by a file in use here: nothing of ours to map
-                    closeQuietly(opened.channel());
+                    opened.close();
                     if (fileKey == null) {
                         throw new NoSuchFileException(absolute.toString(), null, "removed while it was opened");
                     }
@@ -1984,6 +1993,7 @@ public final class MemoryManager implements AutoCloseable {
                 MAPPED_FILES.put(fileKey, fileUse);
             }
             FileChannel channel = opened.channel();
+            FileSpace.Descriptor descriptor = opened.descriptor();
             Arena arena = Arena.ofShared();
             boolean mapped = false;
             // the file this build may remove if it fails: never one that another process holds
@@ -1991,10 +2001,32 @@ public final class MemoryManager implements AutoCloseable {
             // an existing empty file this build grows: a failure leaves it empty again, as it found it
             boolean grewEmptyFile = false;
             try {
-                // Before the file's size is judged: a file another process maps, asked for at a larger size, was
-                // refused as too small, with the advice to delete it. The lock taken here is let go at once (closing
-                // FileSpace's descriptor would drop it anyway) and taken for good once the file is mapped.
-                if (lockedElsewhere(channel)) {
+                // Locked before anything is judged or changed, on the descriptor that reserves the blocks, for the
+                // manager's life: a build in another process on the same new or empty file is refused before it
+                // grows, reserves or shrinks it, and a file another process maps, asked for at a larger size, is
+                // refused as in use, not as too small with the advice to delete it.
+                boolean lockedForGood = false;
+                if (descriptor != null) {
+                    switch (descriptor.tryLock()) {
+                        case TAKEN -> lockedForGood = true;
+                        case HELD_ELSEWHERE -> {
+                            created = null; // taken by another process since this build created it: its file now
+                            throw fileLockedElsewhere(absolute);
+                        }
+                        case NOT_SUPPORTED -> {
+                            // no such lock here: the channel's POSIX lock, taken once the blocks are reserved
+                        }
+                    }
+                    if (lockedForGood && !fileKey.equals(fileKey(absolute))) {
+                        // removed (by a failed build that created it, say) or replaced since it was opened: a manager
+                        // on it would hold a file no other build can see, nor refuse
+                        created = null;
+                        throw new NoSuchFileException(absolute.toString(), null, "removed or replaced while it was opened");
+                    }
+                }
+                // Without the lock above: the lock taken here is let go at once (closing FileSpace's descriptor would
+                // drop it anyway) and taken for good once the file is mapped.
+                if (!lockedForGood && lockedElsewhere(channel)) {
                     created = null;
                     throw fileLockedElsewhere(absolute);
                 }
@@ -2007,19 +2039,33 @@ public final class MemoryManager implements AutoCloseable {
                 grewEmptyFile = opened.created() == null && size == 0;
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
                 // when a page is first written after its file system filled up.
-                FileSpace.reserve(absolute, bytes);
+                if (descriptor != null) {
+                    descriptor.reserve(bytes); // the file opened and locked, whatever its path names now
+                } else {
+                    FileSpace.reserve(absolute, bytes);
+                }
+                Runnable seam = afterMappedFileReserved;
+                if (seam != null) {
+                    seam.run();
+                }
                 MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
-                // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
-                if (!lockForManager(channel, absolute)) {
-                    created = null; // taken by another process since the check above: its file now
-                    grewEmptyFile = false;
-                    throw fileLockedElsewhere(absolute);
+                if (!lockedForGood) {
+                    // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
+                    if (descriptor != null) {
+                        descriptor.close();
+                        descriptor = null;
+                    }
+                    if (!lockForManager(channel, absolute)) {
+                        created = null; // taken by another process since the check above: its file now
+                        grewEmptyFile = false;
+                        throw fileLockedElsewhere(absolute);
+                    }
                 }
                 // pages are reinterpreted slices, which no longer say they are mapped: Segments.fill must still
                 // keep them from memset, which a truncated file would turn into a JVM crash
                 MappedRegions.register(memory);
                 mapped = true;
-                return new Chunk(0, memory, arena, channel, fileKey, fileUse);
+                return new Chunk(0, memory, arena, channel, descriptor, fileKey, fileUse);
             } catch (FileSpace.FileSpaceException e) {
                 throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
                         + " for memory manager '" + name + "': " + e.getMessage(), e);
@@ -2032,6 +2078,9 @@ public final class MemoryManager implements AutoCloseable {
                     }
                     deleteIfCreated(created);
                     closeQuietly(channel);
+                    if (descriptor != null) {
+                        descriptor.close(); // the last: it holds the lock, which the steps above needed
+                    }
                     releaseMappedFile(fileKey);
                 }
             }
@@ -2053,23 +2102,34 @@ public final class MemoryManager implements AutoCloseable {
         return target;
     }
 
-    /** A channel on the mapped file, and the file this build created ({@code null} if it existed). */
-    private record OpenedFile(FileChannel channel, Path created) {
+    /**
+     * A channel on the mapped file, the file this build created ({@code null} if it existed), and where
+     * {@link FileSpace.Descriptor#supported()}, the descriptor the channel was opened from (else {@code null}),
+     * which locks the file and reserves its blocks.
+     */
+    private record OpenedFile(FileChannel channel, Path created, FileSpace.Descriptor descriptor) {
+        void close() {
+            closeQuietly(channel);
+            if (descriptor != null) {
+                descriptor.close();
+            }
+        }
     }
 
     /**
      * Opens the file, creating it if missing (through a dangling symlink too: then the link's target is
-     * created), and says which file the call created.
+     * created), and says which file the call created. Where {@link FileSpace.Descriptor#supported()}, the file is
+     * opened once, as a descriptor, and the channel is opened on that descriptor's file: both are one file,
+     * whatever is renamed over the path meanwhile.
      */
     private static OpenedFile openOrCreate(Path path) throws IOException {
         Path target = path;
         for (int attempt = 0; ; attempt++) {
             try {
-                return new OpenedFile(FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE), target);
+                return open(target, true);
             } catch (FileAlreadyExistsException exists) {
                 try {
-                    return new OpenedFile(FileChannel.open(target, StandardOpenOption.READ, StandardOpenOption.WRITE), null);
+                    return open(target, false);
                 } catch (NoSuchFileException gone) {
                     // a dangling symlink (create its target), or a file removed since: try again, a few times
                     if (attempt >= 40) {
@@ -2080,6 +2140,29 @@ public final class MemoryManager implements AutoCloseable {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * @param createNew whether to create the file, failing if anything is at the path
+     * @return the file opened for reading and writing, through a descriptor where one can be opened
+     */
+    private static OpenedFile open(Path path, boolean createNew) throws IOException {
+        if (!FileSpace.Descriptor.supported()) {
+            return new OpenedFile(createNew
+                    ? FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                    : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE), createNew ? path : null, null);
+        }
+        FileSpace.Descriptor descriptor = FileSpace.Descriptor.open(path, createNew);
+        try {
+            FileChannel channel = FileChannel.open(descriptor.path(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            return new OpenedFile(channel, createNew ? path : null, descriptor);
+        } catch (IOException | RuntimeException | Error e) {
+            descriptor.close();
+            if (createNew) {
+                deleteIfCreated(path);
+            }
+            throw e;
         }
     }
 
@@ -2139,11 +2222,13 @@ public final class MemoryManager implements AutoCloseable {
 
     /**
      * Finds who locks a file in Linux's table of locks ({@code /proc/locks}, whose lines name the holding process
-     * and the file as {@code major:minor:inode} of its device), for a refusal to name it.
+     * and the file as {@code major:minor:inode} of its device), for a refusal to name it. An open file
+     * description's lock (a mapped manager's, {@code OFDLCK}) names no process there ({@code -1}): its holder is
+     * the process that lists the lock among its descriptors' ({@code /proc/PID/fdinfo/FD}).
      *
      * @return "process PID (COMMAND)", "this JVM (process PID), through another channel of the file", or null where
      *         the table is missing, lists no holder for the file, or names none (a lock of a process of another pid
-     *         namespace, an open file description's lock)
+     *         namespace, an open file description's lock of a process whose descriptors this one may not read)
      */
     private static String lockHolder(Path file) {
         Path table = Path.of("/proc/locks");
@@ -2158,13 +2243,17 @@ public final class MemoryManager implements AutoCloseable {
             long minor = (device & 0xff) | ((device >>> 12) & ~0xffL);
             String lockedFile = String.format(Locale.ROOT, "%02x:%02x:%d", major, minor, inode);
             long pid = -1;
+            boolean openFileDescriptionLock = false;
             for (String line : Files.readAllLines(table, StandardCharsets.US_ASCII)) {
-                // "1: POSIX  ADVISORY  WRITE 25735 fe:00:10053272 0 EOF"; a waiter's line has "->" after the number
-                String[] fields = line.trim().split("\\s+");
-                if (fields.length > 5 && !fields[1].equals("->") && fields[5].equals(lockedFile)) {
+                String[] fields = lockFields(line);
+                if (fields != null && fields[5].equals(lockedFile)) {
                     pid = Long.parseLong(fields[4]);
+                    openFileDescriptionLock = fields[1].equals("OFDLCK");
                     break;
                 }
+            }
+            if (openFileDescriptionLock) {
+                pid = openFileDescriptionLockHolder(lockedFile);
             }
             if (pid <= 0) {
                 return null;
@@ -2179,6 +2268,49 @@ public final class MemoryManager implements AutoCloseable {
             LOG.log(System.Logger.Level.DEBUG, "cannot tell who locks " + file, e);
             return null;
         }
+    }
+
+    /**
+     * @param line a line of {@code /proc/locks}, or a {@code lock:} line of {@code /proc/PID/fdinfo/FD} without that
+     *             word: {@code "1: POSIX  ADVISORY  WRITE 25735 fe:00:10053272 0 EOF"}
+     * @return its fields, the holder's pid the fifth and the file the sixth; null for a waiter's line (it has "->"
+     *         after the number) or one too short
+     */
+    private static String[] lockFields(String line) {
+        String[] fields = line.trim().split("\\s+");
+        return fields.length > 5 && !fields[1].equals("->") ? fields : null;
+    }
+
+    /**
+     * @param lockedFile the file as {@code /proc/locks} names it, {@code major:minor:inode}
+     * @return the process, of those whose descriptors this one may read, that holds an open file description's lock
+     *         on the file through one of its descriptors, or -1 if none does
+     */
+    private static long openFileDescriptionLockHolder(String lockedFile) throws IOException {
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"),
+                entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (Path process : processes) {
+                try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(process.resolve("fdinfo"))) {
+                    for (Path descriptor : descriptors) {
+                        List<String> lines;
+                        try {
+                            lines = Files.readAllLines(descriptor, StandardCharsets.US_ASCII);
+                        } catch (IOException closedMeanwhile) {
+                            continue;
+                        }
+                        for (String line : lines) {
+                            String[] fields = line.startsWith("lock:") ? lockFields(line.substring(5)) : null;
+                            if (fields != null && fields[1].equals("OFDLCK") && fields[5].equals(lockedFile)) {
+                                return Long.parseLong(process.getFileName().toString());
+                            }
+                        }
+                    }
+                } catch (IOException | DirectoryIteratorException e) {
+                    // a process of another user, or one that ended meanwhile: not one this one can name
+                }
+            }
+        }
+        return -1;
     }
 
     /**
@@ -2347,8 +2479,10 @@ public final class MemoryManager implements AutoCloseable {
         final int number;
         final MemorySegment memory;
         final Arena arena;
-        /** The mapped file's channel, holding its lock until the mapping goes; null for native memory. */
+        /** The mapped file's channel, holding its POSIX lock (if it holds the lock) until the mapping goes; null for native memory. */
         final FileChannel file;
+        /** The mapped file's descriptor that holds its lock until the mapping goes; null for native memory, or a POSIX lock. */
+        final FileSpace.Descriptor lock;
         /** The mapped file's key in {@link #MAPPED_FILES}; null for native memory. */
         final Object fileKey;
         /** The mapped file's entry in {@link #MAPPED_FILES}; null for native memory. */
@@ -2357,14 +2491,16 @@ public final class MemoryManager implements AutoCloseable {
         final AtomicInteger retained = new AtomicInteger(1);
 
         Chunk(int number, MemorySegment memory, Arena arena) {
-            this(number, memory, arena, null, null, null);
+            this(number, memory, arena, null, null, null, null);
         }
 
-        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file, Object fileKey, MappedFileUse fileUse) {
+        Chunk(int number, MemorySegment memory, Arena arena, FileChannel file, FileSpace.Descriptor lock, Object fileKey,
+                MappedFileUse fileUse) {
             this.number = number;
             this.memory = memory;
             this.arena = arena;
             this.file = file;
+            this.lock = lock;
             this.fileKey = fileKey;
             this.fileUse = fileUse;
         }
@@ -2378,6 +2514,9 @@ public final class MemoryManager implements AutoCloseable {
                         file.close();
                     } catch (IOException e) {
                         LOG.log(System.Logger.Level.DEBUG, "could not close a mapped file", e);
+                    }
+                    if (lock != null) {
+                        lock.close();
                     }
                     releaseMappedFile(fileKey);
                 }
@@ -2776,7 +2915,9 @@ public final class MemoryManager implements AutoCloseable {
          * {@link #build()} allocates every block of the file's first total-size bytes
          * ({@code posix_fallocate}; blocks already there keep their contents), so that no write
          * through a page can fail later for want of space. The file must be a regular file of the default
-         * file system; the manager locks it until it closes, so that no second manager maps it meanwhile.
+         * file system; the manager locks it until it closes, so that no second manager maps it meanwhile
+         * (on Linux from before the build changes the file: a build in another process on the same file at
+         * the same time is refused before it grows or reserves it).
          *
          * @param file the path
          * @return this builder

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -18,24 +19,44 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A mapped manager's lock on its file is what keeps a manager in another process from mapping the same
- * bytes. It is a POSIX lock, which the system drops when the process closes any descriptor of the file:
+ * bytes. It was a POSIX lock, which the system drops when the process closes any descriptor of the file:
  * a second build on the file in the same JVM opened it (and FileSpace opened it again), was refused, and
  * closed its descriptors, and with them dropped the first manager's lock, so that another process could
- * then map the file the first manager was still handing out.
+ * then map the file the first manager was still handing out. (On Linux it is now an open file
+ * description's lock, which other descriptors' closing leaves alone; where there is none, still POSIX's.)
  */
 class MappedFileLockSurvivesRefusedSecondBuildTest {
     @TempDir
     Path tempDir;
 
-    /** @return the lines of /proc/locks for the file's inode held by this process */
+    /**
+     * @return the locks on the file's inode this process holds: its POSIX locks (the lines of /proc/locks with its
+     *         pid) and the open file descriptions' locks of its descriptors (/proc/self/fdinfo, as /proc/locks gives
+     *         those no pid)
+     */
     private static List<String> locksOf(Path file) throws IOException {
         long inode = (Long) Files.getAttribute(file, "unix:ino");
         long pid = ProcessHandle.current().pid();
+        List<String> locks = new ArrayList<>();
         try (Stream<String> lines = Files.lines(Path.of("/proc/locks"))) {
-            return lines.map(line -> line.trim().split("\\s+"))
+            lines.map(line -> line.trim().split("\\s+"))
                     .filter(f -> f.length > 5 && f[4].equals(Long.toString(pid)) && f[5].endsWith(":" + inode))
-                    .map(f -> String.join(" ", f)).toList();
+                    .map(f -> String.join(" ", f)).forEach(locks::add);
         }
+        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fdinfo"))) {
+            for (Path descriptor : descriptors.toList()) {
+                List<String> lines;
+                try {
+                    lines = Files.readAllLines(descriptor);
+                } catch (IOException closedMeanwhile) {
+                    continue; // the listing's own descriptor, or one closed since
+                }
+                lines.stream().filter(line -> line.startsWith("lock:")).map(line -> line.substring(5).trim().split("\\s+"))
+                        .filter(f -> f.length > 5 && f[1].equals("OFDLCK") && f[5].endsWith(":" + inode))
+                        .map(f -> String.join(" ", f)).forEach(locks::add);
+            }
+        }
+        return locks;
     }
 
     @Test
