@@ -88,6 +88,34 @@ class SwapOfARegionWithItselfIsANoOpTest {
         }
     }
 
+    /**
+     * The refusal of a partial overlap says how the regions overlap. Through two views its message gave
+     * each region's offsets in its own segment and called them "of the same memory": the refusal of
+     * {@code swap(s, 11, s.asSlice(4), 6, 8)} read "[11, 19) and [6, 14) of the same memory", and that of
+     * {@code swap(s, 5, s.asSlice(4), 5, 8)} "[5, 13) and [5, 13)", which reads like a swap of a region
+     * with itself, which is allowed.
+     */
+    @Test
+    void aPartialOverlapIsReportedWithHowFarApartTheRegionsStart() throws IOException {
+        try (Arena arena = Arena.ofShared()) {
+            for (MemorySegment s : segments(arena)) {
+                assertThatThrownBy(() -> Segments.swap(s, 10, s, 11, 8)).as("%s", s)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("[10, 18)").hasMessageContaining("[11, 19)")
+                        .hasMessageContaining("share 7 of their 8 bytes")
+                        .hasMessageContaining("the second starting 1 byte after the first");
+                assertThatThrownBy(() -> Segments.swap(s, 11, s.asSlice(4), 6, 8)).as("%s", s)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("share 7 of their 8 bytes")
+                        .hasMessageContaining("the second starting 1 byte before the first");
+                assertThatThrownBy(() -> Segments.swap(s, 5, s.asSlice(4), 5, 300)).as("%s", s)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("share 296 of their 300 bytes")
+                        .hasMessageContaining("the second starting 4 bytes after the first");
+            }
+        }
+    }
+
     @Test
     void aRegionSwappedWithItselfIsStillCheckedForBoundsReadOnlyAndLiveness() throws Exception {
         try (Arena arena = Arena.ofShared()) {

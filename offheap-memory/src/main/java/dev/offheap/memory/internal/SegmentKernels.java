@@ -195,10 +195,25 @@ public final class SegmentKernels extends SegmentKernel {
                     .orElseThrow().byteSize() == length;
         }
         if (!same) {
-            throw new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
-                    + ") and [" + bOffset + ", " + (bOffset + length) + ") of the same memory");
+            throw partialOverlap(a, aOffset, b, bOffset, length);
         }
         return true;
+    }
+
+    /**
+     * The refusal of a partial overlap. The offsets are each relative to its own segment, which may be two
+     * views of one memory at different addresses, so the message says how far apart the regions start.
+     */
+    private static IllegalArgumentException partialOverlap(MemorySegment a, long aOffset, MemorySegment b,
+            long bOffset, long length) {
+        // overlapping heap segments are views of one array, whose address() is the offset in that array
+        long distance = (b.address() + bOffset) - (a.address() + aOffset);
+        long apart = Math.abs(distance);
+        return new IllegalArgumentException("swap regions overlap: [" + aOffset + ", " + (aOffset + length)
+                + ") of the first segment and [" + bOffset + ", " + (bOffset + length) + ") of the second"
+                + (a == b ? " (the same segment)" : "") + " share " + (length - apart) + " of their " + length
+                + " bytes, the second starting " + apart + (apart == 1 ? " byte " : " bytes ")
+                + (distance > 0 ? "after" : "before") + " the first; nothing was changed");
     }
 
     @Override
