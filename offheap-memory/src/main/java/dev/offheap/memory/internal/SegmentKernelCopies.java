@@ -24,6 +24,7 @@ import java.lang.invoke.MethodType;
  *
  * <p>Thread-safety: slots are claimed under a lock and published through volatile fields; a
  * thread that does not yet see a claimed slot takes the slow path, which returns the same copy.
+ * Once all slots are claimed the slow path takes no lock.
  */
 public final class SegmentKernelCopies {
 
@@ -84,9 +85,32 @@ public final class SegmentKernelCopies {
 
     /**
      * The copy for segments of class {@code segmentClass}, claiming a free slot on first use.
-     * The slow path of the dispatch; also what tests use to check the assignment.
+     * The slow path of the dispatch; also what tests use to check the assignment. Takes the lock only
+     * to claim a slot: classes beyond the slots come here on every call, from any number of threads.
      */
-    public static synchronized SegmentKernel kernelFor(Class<?> segmentClass) {
+    public static SegmentKernel kernelFor(Class<?> segmentClass) {
+        // Slots are claimed in order and never change: once the last is claimed (read first, so that the
+        // volatile reads below see the earlier claims) a class that is in none of them never will be.
+        Class<?> last = c3;
+        if (segmentClass == c0) {
+            return K0;
+        }
+        if (segmentClass == c1) {
+            return K1;
+        }
+        if (segmentClass == c2) {
+            return K2;
+        }
+        if (segmentClass == last) {
+            return K3;
+        }
+        if (last != null) {
+            return SHARED;
+        }
+        return claim(segmentClass);
+    }
+
+    private static synchronized SegmentKernel claim(Class<?> segmentClass) {
         if (segmentClass == c0) {
             return K0;
         }
