@@ -182,7 +182,10 @@ public final class Segments {
 
     /**
      * Copies {@code length} bytes from {@code src} to {@code dst}. Overlapping regions (same
-     * memory) are copied as if through a temporary buffer. Delegates to
+     * memory) are copied as if through a temporary buffer. As in {@link #swap}, native and mapped
+     * regions are told apart by address: regions of two mappings of one file (or of one
+     * shared-memory object) that overlap in the file are not known to overlap, and the copy may leave
+     * the destination with bytes that it wrote itself earlier in place of the source's. Delegates to
      * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)}, which measured
      * as fast as {@code memcpy} (see {@code docs/segment-access.md}).
      *
