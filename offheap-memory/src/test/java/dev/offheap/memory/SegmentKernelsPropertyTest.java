@@ -31,8 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Seeded properties of every {@link Segments} helper (and so of the kernel copies behind them)
  * against plain byte-by-byte references over {@code byte[]} copies: random and edge lengths
  * (0..a few KiB, and a few large ones), unaligned offsets, regions that end at the very end of
- * their segment, segments of every kind (native, heap over {@code byte[]}, {@code int[]},
- * {@code long[]} and {@code double[]}, mapped, slices, read-only views), overlapping regions of
+ * their segment, segments of every kind (native, heap over arrays of every primitive type but
+ * {@code boolean}, mapped, slices, read-only views), overlapping regions of
  * one segment, and the documented exceptions for bad arguments with nothing written.
  * Every check compares the whole segment, so a write outside the region fails it too.
  */
@@ -43,7 +43,9 @@ class SegmentKernelsPropertyTest {
         1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097};
     private static final int ROUNDS = 250;
 
-    enum Kind { NATIVE, HEAP_BYTES, HEAP_INTS, HEAP_LONGS, HEAP_DOUBLES, MAPPED, NATIVE_SLICE, HEAP_SLICE, MAPPED_SLICE }
+    enum Kind {
+        NATIVE, HEAP_BYTES, HEAP_SHORTS, HEAP_CHARS, HEAP_INTS, HEAP_FLOATS, HEAP_LONGS, HEAP_DOUBLES, MAPPED,
+        NATIVE_SLICE, HEAP_SLICE, MAPPED_SLICE }
 
     private static Arena arena;
     private static Path dir;
@@ -71,7 +73,10 @@ class SegmentKernelsPropertyTest {
         return switch (kind) {
             case NATIVE -> in.allocate(Math.max(size, 0), 1);
             case HEAP_BYTES -> MemorySegment.ofArray(new byte[size]);
+            case HEAP_SHORTS -> MemorySegment.ofArray(new short[(size + 1) / 2]).asSlice(0, size);
+            case HEAP_CHARS -> MemorySegment.ofArray(new char[(size + 1) / 2]).asSlice(0, size);
             case HEAP_INTS -> MemorySegment.ofArray(new int[(size + 3) / 4]).asSlice(0, size);
+            case HEAP_FLOATS -> MemorySegment.ofArray(new float[(size + 3) / 4]).asSlice(0, size);
             case HEAP_LONGS -> MemorySegment.ofArray(new long[(size + 7) / 8]).asSlice(0, size);
             case HEAP_DOUBLES -> MemorySegment.ofArray(new double[(size + 7) / 8]).asSlice(0, size);
             case MAPPED -> mapped(size, in);
