@@ -47,6 +47,19 @@ public final class CompareCharts {
 
     private static Path chart(List<VariantResult> results, Path dir, String file, String title, String yTitle,
             ToDoubleFunction<VariantResult> metric) throws IOException {
+        XYChart chart = chart(results, title, yTitle, metric);
+        Path out = dir.resolve(file);
+        BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
+        return out;
+    }
+
+    /**
+     * One chart, not yet drawn: a series per variant (and max entries when swept), a point per item size.
+     * A failed run, or one without the metric, is a NaN point, which XChart leaves out and breaks the line
+     * at: dropped instead, its neighbours were joined by a line through a value nobody measured.
+     */
+    static XYChart chart(List<VariantResult> results, String title, String yTitle,
+            ToDoubleFunction<VariantResult> metric) {
         XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle("item size (bytes)")
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -67,14 +80,16 @@ public final class CompareCharts {
         for (String name : seriesNames) {
             List<Double> xs = new ArrayList<>();
             List<Double> ys = new ArrayList<>();
+            boolean measured = false;
             for (VariantResult r : results) {
-                double y = metric.applyAsDouble(r);
-                if (r.ok() && seriesName(r, sweepEntries).equals(name) && !Double.isNaN(y)) {
+                if (seriesName(r, sweepEntries).equals(name)) {
+                    double y = r.ok() ? metric.applyAsDouble(r) : Double.NaN;
+                    measured |= !Double.isNaN(y);
                     xs.add((double) r.valueSize());
                     ys.add(y);
                 }
             }
-            if (!xs.isEmpty()) {
+            if (measured) {
                 VariantResult first = results.stream().filter(r -> seriesName(r, sweepEntries).equals(name))
                         .findFirst().orElseThrow();
                 // a variant keeps its colour across max entries, and max entries keep their line style across
@@ -88,12 +103,10 @@ public final class CompareCharts {
                 series.setLineStyle(stroke);
             }
         }
-        Path out = dir.resolve(file);
         if (chart.getSeriesMap().isEmpty()) {
             chart.addSeries("no results", List.of(0.0), List.of(0.0));
         }
-        BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
-        return out;
+        return chart;
     }
 
     private static final BasicStroke[] STROKES = {SeriesLines.SOLID, SeriesLines.DASH_DASH, SeriesLines.DOT_DOT,
