@@ -199,8 +199,16 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 : java.math.RoundingMode.CEILING).toPlainString() + "x";
     }
 
-    /** @return a ratio as "2.83x" below 10, as the ratio lines write it, and "62x" from 10 on */
+    /**
+     * @return a ratio as "2.83x" below 10, as the ratio lines write it, and "62x" from 10 on; one above 0 and
+     *         below 0.01 with two significant digits ("0.0015x"), which two decimals wrote as "0.00x", as if
+     *         the variant's number had been 0
+     */
     static String factor(double ratio) {
+        if (ratio > 0 && ratio < 0.01) {
+            return new java.math.BigDecimal(ratio).round(new java.math.MathContext(2)).stripTrailingZeros()
+                    .toPlainString() + "x";
+        }
         return String.format(Locale.ROOT, ratio < 10 ? "%.2fx" : "%.0fx", ratio);
     }
 
@@ -540,11 +548,13 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 + "or fewer gives %s or %s)", ratio, variant, base, oneMore, oneFewer);
     }
 
+    /** @return the variant's number divided by on-heap's, with two decimals ({@link #factor} below 0.01), or n/a */
     static String times(double variant, double base) {
         if (Double.isNaN(base) || Double.isNaN(variant) || base == 0) {
             return "n/a";
         }
-        return String.format(Locale.ROOT, "%.2fx", variant / base);
+        double ratio = variant / base;
+        return ratio > 0 && ratio < 0.01 ? factor(ratio) : String.format(Locale.ROOT, "%.2fx", ratio);
     }
 
     private static String fmt(double d) {
