@@ -5,6 +5,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.BitmapEncoder;
@@ -54,7 +55,8 @@ public final class CompareCharts {
     }
 
     /**
-     * One chart, not yet drawn: a series per variant (and max entries when swept), a point per item size.
+     * One chart, not yet drawn: a series per variant (and max entries when swept), a point per item size, in
+     * item-size order.
      * A failed run, or one without the metric, is a NaN point, which XChart leaves out and breaks the line
      * at: dropped instead, its neighbours were joined by a line through a value nobody measured.
      */
@@ -81,7 +83,11 @@ public final class CompareCharts {
             List<Double> xs = new ArrayList<>();
             List<Double> ys = new ArrayList<>();
             boolean measured = false;
-            for (VariantResult r : results) {
+            // in item-size order, not run order: a sweep runs its sizes as the command line lists them, and a line
+            // through 300,000, 100,000 and 200,000 B went back across 200,000 B and forward again
+            List<VariantResult> bySize = results.stream().sorted(Comparator.comparingInt(VariantResult::valueSize))
+                    .toList();
+            for (VariantResult r : bySize) {
                 if (seriesName(r, sweepEntries).equals(name)) {
                     double y = r.ok() ? metric.applyAsDouble(r) : Double.NaN;
                     measured |= !Double.isNaN(y);
