@@ -123,6 +123,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     private volatile boolean ttlUsed;
     private final StatsCounter stats;
     private final RemovalListener<? super K, ? super V> listener;
+    /** See {@link #failRemovalCopies}. */
+    private RemovalCause failingRemovals;
     private final CacheLoader<? super K, V> loader;
     /** The arena, reservations and MBean, released by close() or, for a cache never closed, by a cleaner. */
     private final NativeResources resources;
@@ -415,7 +417,16 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (listener == null && nowMillis == Long.MIN_VALUE) {
             return Removals.NONE;
         }
-        return new Removals(listener != null, nowMillis);
+        return new Removals(listener != null, nowMillis, failingRemovals);
+    }
+
+    /**
+     * For tests: the cause of the removals whose copy to the heap fails from now on, as it fails when the heap
+     * is full ({@link Removals}); null for none, always so in use. Not thread-safe: set it while no other
+     * thread uses the cache.
+     */
+    void failRemovalCopies(RemovalCause cause) {
+        failingRemovals = cause;
     }
 
     private byte[] keyBytes(K key) {
@@ -867,26 +878,32 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /**
      * Under the write lock: gives a live entry a new value (without a time to live of its own). In place
      * where the entry keeps its block size, as a put does: it keeps its place in the eviction order and the
-     * write counts as an access for the policy, as an update does in Caffeine. Else it is removed and stored
-     * anew, a new entry of the window.
+     * write counts as an access for the policy, as an update does in Caffeine. Else it moves to a new block, a
+     * new entry of the window ({@link Shard#moveLocked}): placed before the old entry leaves, so a failure
+     * on the way leaves the old value, its replacement untold.
      *
      * @param told whether the value replaced is told as REPLACED: not for a compute that kept its value
      */
     private void rewriteLocked(Shard shard, int entry, long hash, byte[] key, MemorySegment value, long deadlines,
                                boolean told, Removals removals) {
         if (!shard.overwriteLocked(entry, hash, key.length, value, deadline(deadlines), writeDeadline(deadlines),
-                false, told, removals)) {
-            shard.removeLocked(entry, told ? RemovalCause.REPLACED : null, removals);
-            store(shard, hash, key, value, deadlines, false, removals);
+                false, told, removals)
+                && !shard.moveLocked(entry, hash, key, value, deadline(deadlines), writeDeadline(deadlines), false,
+                told, removals)) {
+            throw tooLarge(shard, key, value, deadlines);
         }
     }
 
     private void store(Shard shard, long hash, byte[] key, MemorySegment value, long deadlines, boolean fixedTtl,
                        Removals removals) {
         if (!shard.insertLocked(hash, key, value, deadline(deadlines), writeDeadline(deadlines), fixedTtl, removals)) {
-            throw new ValueTooLargeException((long) shard.headerBytesFor(deadline(deadlines)) + key.length + value.byteSize(),
-                    maxEntryBytes);
+            throw tooLarge(shard, key, value, deadlines);
         }
+    }
+
+    private ValueTooLargeException tooLarge(Shard shard, byte[] key, MemorySegment value, long deadlines) {
+        return new ValueTooLargeException((long) shard.headerBytesFor(deadline(deadlines)) + key.length + value.byteSize(),
+                maxEntryBytes);
     }
 
     // ------------------------------------------------------------------ reads
@@ -1772,17 +1789,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 }
                 supersedeLoadOf(k, storing);
                 int old = shard.find(hash, k);
-                boolean overwritten = false;
-                if (old != 0) {
-                    boolean expired = removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis);
-                    overwritten = !expired && shard.overwriteLocked(old, hash, k.length, v, deadline(deadlines),
-                            writeDeadline(deadlines), fixedTtl, true, removals);
-                    if (!overwritten) {
-                        shard.removeLocked(old, expired ? RemovalCause.EXPIRED : RemovalCause.REPLACED, removals);
-                    }
+                if (old != 0 && removals.nowMillis != Long.MIN_VALUE && shard.expired(old, removals.nowMillis)) {
+                    shard.removeLocked(old, RemovalCause.EXPIRED, removals);
+                    old = 0;
                 }
-                if (!overwritten) {
+                if (old == 0) {
                     store(shard, hash, k, v, deadlines, fixedTtl, removals);
+                } else if (!shard.overwriteLocked(old, hash, k.length, v, deadline(deadlines),
+                        writeDeadline(deadlines), fixedTtl, true, removals)
+                        && !shard.moveLocked(old, hash, k, v, deadline(deadlines), writeDeadline(deadlines), fixedTtl,
+                        true, removals)) {
+                    throw tooLarge(shard, k, v, deadlines);
                 }
             } finally {
                 shard.unlockWrite(stamp);

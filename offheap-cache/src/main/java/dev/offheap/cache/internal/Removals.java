@@ -18,21 +18,51 @@ final class Removals {
 
     final boolean wanted;
     final long nowMillis;
+    /**
+     * For tests: the cause of the removals whose collection fails, as the copy of an entry to the heap fails
+     * when the heap is full (with an {@link OutOfMemoryError}); null for none, always so in use.
+     */
+    private final RemovalCause failing;
     private List<Object[]> removed;
 
     Removals(boolean wanted, long nowMillis) {
-        this.wanted = wanted;
-        this.nowMillis = nowMillis;
+        this(wanted, nowMillis, null);
     }
 
-    void add(byte[] key, byte[] value, RemovalCause cause) {
+    Removals(boolean wanted, long nowMillis, RemovalCause failing) {
+        this.wanted = wanted;
+        this.nowMillis = nowMillis;
+        this.failing = failing;
+    }
+
+    /**
+     * @return the removal's index among those collected, for {@link #retract}
+     * @throws OutOfMemoryError for a removal of the cause set to fail (tests)
+     */
+    int add(byte[] key, byte[] value, RemovalCause cause) {
         if (!wanted) {
             throw new IllegalStateException("removals added to a collector that does not collect them");
+        }
+        if (cause == failing) {
+            throw new OutOfMemoryError("copying a removed entry to the heap failed (injected by a test)");
         }
         if (removed == null) {
             removed = new ArrayList<>(2);
         }
         removed.add(new Object[]{key, value, cause});
+        return removed.size() - 1;
+    }
+
+    /**
+     * Takes back a removal collected by {@link #add} whose entry stays after all: the operation failed
+     * before removing it. Allocates nothing.
+     *
+     * @param index what {@code add} returned, or -1 for none (nothing then)
+     */
+    void retract(int index) {
+        if (index >= 0) {
+            removed.remove(index);
+        }
     }
 
     /** @return key bytes, value bytes and cause of each removal, in order */

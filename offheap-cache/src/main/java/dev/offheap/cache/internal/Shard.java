@@ -592,11 +592,24 @@ final class Shard {
         int header = headerBytesFor(deadline);
         long raw = (long) header + key.length + value.byteSize();
         int units = units(raw);
-        int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
-        int entry = makeRoomLocked(units, removals);
+        int entry = makeRoomLocked(units, 0, removals);
         if (entry == 0) {
             return false;
         }
+        placeLocked(entry, units, raw, hash, key, value, deadline, writeDeadline, fixedTtl);
+        return true;
+    }
+
+    /**
+     * Writes a new entry of the key into an allocated block and links it: into its chain, at the window's
+     * tail, into the counts and the sketch. Nothing here allocates on the heap or can fail.
+     *
+     * @param raw the entry's bytes before padding: header, key and value
+     */
+    private void placeLocked(int entry, int units, long raw, long hash, byte[] key, MemorySegment value,
+                             int deadline, int writeDeadline, boolean fixedTtl) {
+        int header = headerBytesFor(deadline);
+        int pad = (int) (((long) units << RegionLayout.UNIT_SHIFT) - raw);
         long at = address(entry);
         long bucket = bucketAddress(hash);
         boolean deadlined = deadline != Deadlines.NEVER;
@@ -614,6 +627,52 @@ final class Shard {
             evictFromWindowLocked();
         }
         maybeGrowLocked();
+    }
+
+    /**
+     * Gives a live entry a new value in a block of its own, for a value that {@link #overwriteLocked} cannot
+     * write in place; failure-atomically. The old entry leaves the eviction policy's queues while room is
+     * made, so the evictions never pick it; the new entry's block is allocated while the old one is still
+     * there, and the old entry is unlinked and freed only then, and the new one placed, neither of which can
+     * fail. A failure on the way (an {@link OutOfMemoryError} copying an evicted entry to the heap for the
+     * removal listener) leaves the key with its old value, back at the tail of its queue, and takes back the
+     * REPLACED removal collected for it; what was evicted before the failure stays evicted, and told. Where
+     * the two do not fit the segment together, the old entry leaves first, once no other entry is left to
+     * evict; the new one then goes into the empty segment, where nothing is evicted. The new entry enters
+     * the window, as a new entry does.
+     *
+     * @param entry the live entry of the key, found under this write lock
+     * @param told whether the value replaced is told as REPLACED (not for a compute that kept the value)
+     * @return whether it was stored: false only if the new entry cannot fit even in an empty shard (the old
+     *         entry is gone then, told REPLACED)
+     */
+    boolean moveLocked(int entry, long hash, byte[] key, MemorySegment value, int deadline, int writeDeadline,
+                       boolean fixedTtl, boolean told, Removals removals) {
+        int replaced = -1;
+        if (removals.wanted && told) {
+            // copied before anything changes: a failure here leaves everything as it was
+            replaced = removals.add(keyCopyLocked(entry), valueCopyLocked(entry), RemovalCause.REPLACED);
+        }
+        long raw = (long) headerBytesFor(deadline) + key.length + value.byteSize();
+        int units = units(raw);
+        int queue = RegionLayout.queue(getInt(region, address(entry) + META));
+        unlink(entry);
+        int block;
+        try {
+            block = makeRoomLocked(units, entry, removals);
+        } catch (RuntimeException | Error e) {
+            linkLast(queue, entry);
+            removals.retract(replaced);
+            throw e;
+        }
+        dropLocked(entry, false);
+        if (block == 0) {
+            block = makeRoomLocked(units, 0, removals);
+            if (block == 0) {
+                return false;
+            }
+        }
+        placeLocked(block, units, raw, hash, key, value, deadline, writeDeadline, fixedTtl);
         return true;
     }
 
@@ -689,17 +748,30 @@ final class Shard {
         return units << RegionLayout.UNIT_SHIFT;
     }
 
-    /** @return an allocated block of {@code units}, after evicting what the policy and the allocator need */
-    private int makeRoomLocked(int units, Removals removals) {
+    /**
+     * @param keep an entry to keep, taken out of the queues by the caller so that no eviction picks it (its
+     *             bytes count as leaving), or 0
+     * @return an allocated block of {@code units}, after evicting what the policy and the allocator need; 0
+     *         if it cannot fit even in an empty shard, or, with {@code keep}, beside that entry alone
+     */
+    private int makeRoomLocked(int units, int keep, Removals removals) {
         long need = (long) units << RegionLayout.UNIT_SHIFT;
-        while (count > 0 && entryBytes + need > maxEntryWeight()) {
+        long leaving = 0;
+        int kept = 0;
+        if (keep != 0) {
+            leaving = (long) allocator.sizeOf(keep) << RegionLayout.UNIT_SHIFT;
+            kept = 1;
+        }
+        while (count > kept && entryBytes - leaving + need > maxEntryWeight()) {
             evictOneLocked(removals);
         }
         int block;
         boolean restarted = false;
         while ((block = allocator.allocate(units)) == 0) {
-            if (count > 0) {
+            if (count > kept) {
                 evictOneLocked(removals);
+            } else if (keep != 0) {
+                return 0; // the tables may not shrink under an entry still chained
             } else if (!shrinkTablesLocked()) {
                 if (restarted) {
                     return 0;
@@ -777,11 +849,27 @@ final class Shard {
      *              which is no removal: neither stats nor the listener hear of it
      */
     void removeLocked(int entry, RemovalCause cause, Removals removals) {
-        long at = address(entry);
-        int size = allocator.sizeOf(entry);
         if (removals.wanted && cause != null) {
             removals.add(keyCopyLocked(entry), valueCopyLocked(entry), cause);
         }
+        long bytes = dropLocked(entry, true);
+        if (cause == RemovalCause.SIZE) {
+            stats.evicted(bytes);
+        } else if (cause == RemovalCause.EXPIRED) {
+            stats.expired();
+        }
+    }
+
+    /**
+     * Unlinks an entry from its chain (and its queue, if it is in one), takes it out of the counts and frees
+     * it; tells nobody. Allocates nothing on the heap.
+     *
+     * @param queued whether the entry is in its queue still
+     * @return the entry's bytes
+     */
+    private long dropLocked(int entry, boolean queued) {
+        long at = address(entry);
+        int size = allocator.sizeOf(entry);
         long bucket = bucketAddress(entryHash(entry));
         int next = getInt(region, at + CHAIN_NEXT);
         int current = getInt(region, bucket);
@@ -801,16 +889,14 @@ final class Shard {
             }
         }
         removalEpoch++;
-        unlink(entry);
+        if (queued) {
+            unlink(entry);
+        }
         count--;
         long bytes = (long) size << RegionLayout.UNIT_SHIFT;
         entryBytes -= bytes;
-        if (cause == RemovalCause.SIZE) {
-            stats.evicted(bytes);
-        } else if (cause == RemovalCause.EXPIRED) {
-            stats.expired();
-        }
         allocator.free(entry);
+        return bytes;
     }
 
     /**
