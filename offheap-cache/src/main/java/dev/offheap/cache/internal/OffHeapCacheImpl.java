@@ -1851,7 +1851,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /**
      * What a conditional write does with the live entry it finds (0 if none); returns the old value's bytes.
-     * {@code now} is the millisecond its deadlines count from ({@link #deadlineBaseMillis}).
+     * {@code now} is the millisecond its deadlines count from ({@link #deadlineBaseMillis}). One that writes
+     * or removes the key calls {@link #supersedeLoadOf} (an unconditional removal, even of an absent key);
+     * one that changes nothing does not, and a load of the key running meanwhile stores its value.
      */
     @FunctionalInterface
     private interface Update {
@@ -1874,7 +1876,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
-                supersedeLoadOf(k, null);
+                // no load superseded here: an update that finds the key absent and leaves it so changes nothing
+                // a load's value could overwrite (a present key's load was superseded by the write that made it)
                 int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
                 result = update.apply(shard, entry, removals, hash, k, deadlineBaseMillis(nanos));
             } finally {
@@ -1912,6 +1915,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return shard.valueCopyLocked(entry);
             }
             store(shard, hash, k, v, deadlines(now, 0), false, removals);
+            supersedeLoadOf(k, null);
             return null;
         });
         return present == null ? null : value(present);
@@ -1934,6 +1938,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             previous[0] = valueLocked(shard, entry);
             rewriteLocked(shard, entry, hash, k, v, deadlines(now, 0), true, removals);
+            supersedeLoadOf(k, null);
             return null;
         });
         return previous[0];
@@ -1983,6 +1988,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             rewriteLocked(shard, entry, hash, kb, v, deadlines(now, 0), told, removals);
+            supersedeLoadOf(kb, null);
             return expected;
         }, bulk) != null;
     }
@@ -2238,6 +2244,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** Removes the key's live entry, if it has one; told EXPLICIT. */
     private boolean removeKey(byte[] k, ListenerErrors bulk) {
         return update(k, (shard, entry, removals, hash, kb, now) -> {
+            // an invalidate says the source changed: a load that read it before must not store what it read,
+            // whether the key was present or not (docs/cache.md, "Loaders")
+            supersedeLoadOf(kb, null);
             if (entry == 0) {
                 return null;
             }
@@ -2383,8 +2392,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (computed == null) {
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+                    supersedeLoadOf(k, null);
                 }
-                return null;
+                return null; // absent and left absent: a load of the key running meanwhile stores its value
             }
             if (entry != 0) {
                 // The function kept the value it was given (the fresh copy read for it): no replacement to
@@ -2395,6 +2405,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             } else {
                 store(shard, hash, k, v, deadlines(now, 0), false, removals);
             }
+            supersedeLoadOf(k, null);
             result[0] = computed;
             return null;
         });
@@ -2413,6 +2424,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         @SuppressWarnings("unchecked")
         V[] previous = (V[]) new Object[1];
         update(key, (shard, entry, removals, hash, k, now) -> {
+            supersedeLoadOf(k, null); // an unconditional removal, as invalidate (removeKey)
             if (entry == 0) {
                 return null;
             }
@@ -2448,6 +2460,7 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
+            supersedeLoadOf(k, null);
             return expected;
         }, bulk) != null;
     }
