@@ -560,16 +560,24 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     private static <T> T deserialize(Serializer<T> serializer, byte[] bytes, String what) {
+        return deserialize(serializer, MemorySegment.ofArray(bytes), what);
+    }
+
+    /**
+     * Reads a value from its bytes (given to the serializer read-only), as a SerializationException if the
+     * serializer throws or reads null (public for the JCache layer; not public API).
+     */
+    public static <T> T deserialize(Serializer<T> serializer, MemorySegment bytes, String what) {
         T result;
         try {
-            result = serializer.read(MemorySegment.ofArray(bytes).asReadOnly());
+            result = serializer.read(bytes.asReadOnly());
         } catch (Exception e) { // checked ones too, as in declaredSize
             throw new SerializationException("the " + what + " serializer " + serializer + " threw in read of "
-                    + bytes.length + " bytes: " + e, e);
+                    + bytes.byteSize() + " bytes: " + e, e);
         }
         if (result == null) {
             throw new SerializationException("the " + what + " serializer " + serializer + " read null from "
-                    + bytes.length + " bytes", null);
+                    + bytes.byteSize() + " bytes", null);
         }
         return result;
     }
@@ -810,17 +818,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                         Removals removals = removals(now);
                         try {
                             long stamp = shard.lockWrite();
-                            LockHolds holds = LockHolds.current();
-                            holds.push(shard.id, true);
-                            COMPUTING.getAndAdd(this, 1);
+                            LockHolds holds = enterUserCodeLocked(shard);
                             try {
                                 if (bucket == 0) {
                                     shard.drainReadsLocked();
                                 }
                                 bucket = shard.sweepBucketsLocked(bucket, CLEAN_UP_BUCKETS, now, sweeper, removals);
                             } finally {
-                                COMPUTING.getAndAdd(this, -1);
-                                holds.pop();
+                                leaveUserCode(holds);
                                 shard.unlockWrite(stamp);
                             }
                         } finally {
@@ -1827,24 +1832,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         checkOpen();
         checkNotInsideReader();
         bulk(errors -> {
-            Throwable notStored = null;
-            try {
-                for (Map.Entry<? extends K, ? extends V> entry : map.entrySet()) {
-                    try {
-                        write(entry.getKey(), entry.getValue(), 0, null, errors);
-                    } catch (Throwable e) {
-                        // anything, a checked exception a serializer throws undeclared too: this entry's failure
-                        notStored = Failures.firstOrSuppressed(notStored, e);
-                        if (closed) {
-                            break; // nothing more can be stored
-                        }
-                    }
-                }
-            } catch (Throwable e) {
-                // the map's own iteration failed: the failures before it are not lost
-                notStored = Failures.firstOrSuppressed(notStored, e);
-            }
-            Failures.throwIfAny(notStored);
+            // each entry's failure is its own; once the cache is closed nothing more can be stored
+            Failures.throwIfAny(Failures.forEach(map.entrySet(),
+                    entry -> write(entry.getKey(), entry.getValue(), 0, null, errors), () -> closed));
             return null;
         });
     }
@@ -1945,6 +1935,22 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     }
 
     /**
+     * Marks this thread as running user code (a function, a serializer) under {@code shard}'s write lock, so
+     * that the cache refuses the calls it makes back into it; {@link #leaveUserCode} in a finally ends it.
+     */
+    private LockHolds enterUserCodeLocked(Shard shard) {
+        LockHolds holds = LockHolds.current();
+        holds.push(shard.id, true);
+        COMPUTING.getAndAdd(this, 1);
+        return holds;
+    }
+
+    private void leaveUserCode(LockHolds holds) {
+        COMPUTING.getAndAdd(this, -1);
+        holds.pop();
+    }
+
+    /**
      * Under the write lock: the live entry's value, deserialized before a change that returns it is made, so
      * that a value serializer that cannot read it fails the call with nothing changed. The serializer runs
      * under the segment's lock, as compute's function does: the cache refuses its calls.
@@ -1956,14 +1962,11 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         if (byteArrayValues) {
             return value(bytes);
         }
-        LockHolds holds = LockHolds.current();
-        holds.push(shard.id, true);
-        COMPUTING.getAndAdd(this, 1);
+        LockHolds holds = enterUserCodeLocked(shard);
         try {
             return value(bytes);
         } finally {
-            COMPUTING.getAndAdd(this, -1);
-            holds.pop();
+            leaveUserCode(holds);
         }
     }
 
@@ -2378,16 +2381,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             V computed;
             MemorySegment v;
             // the function and the serializers run under the segment's lock: the cache refuses their calls
-            LockHolds holds = LockHolds.current();
-            holds.push(shard.id, true);
-            COMPUTING.getAndAdd(this, 1);
+            LockHolds holds = enterUserCodeLocked(shard);
             try {
                 old = entry == 0 ? null : value(shard.valueCopyLocked(entry));
                 computed = remapping.apply(key, k.length, old);
                 v = computed == null ? null : valueSegment(computed, k);
             } finally {
-                COMPUTING.getAndAdd(this, -1);
-                holds.pop();
+                leaveUserCode(holds);
             }
             if (computed == null) {
                 if (entry != 0) {

@@ -1060,18 +1060,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
 
         private K readKey(MemorySegment key) {
-            K k;
-            try {
-                k = keySerializer.read(key.asReadOnly());
-            } catch (RuntimeException e) {
-                throw new SerializationException("the key serializer " + keySerializer + " threw in read of "
-                        + key.byteSize() + " bytes: " + e, e);
-            }
-            if (k == null) {
-                throw new SerializationException("the key serializer " + keySerializer + " read null from "
-                        + key.byteSize() + " bytes", null);
-            }
-            return k;
+            return OffHeapCacheImpl.deserialize(keySerializer, key, "key");
         }
     }
 
@@ -1270,18 +1259,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * @return the first failure, the later ones suppressed in it, for {@link Op#finishAfter}; null if none
      */
     private <T> Throwable storeEach(Iterable<T> items, Consumer<? super T> storeOne) {
-        Throwable notStored = null;
-        for (T item : items) {
-            try {
-                storeOne.accept(item);
-            } catch (Throwable e) {
-                notStored = Failures.firstOrSuppressed(notStored, e);
-                if (closed || store.isClosed()) {
-                    break; // nothing more can be stored
-                }
-            }
-        }
-        return notStored;
+        // once the cache or its store is closed, nothing more can be stored
+        return Failures.forEach(items, storeOne, () -> closed || store.isClosed());
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.offheap.memory.internal;
 
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
 /**
  * For close paths that go on past a failure and throw the first at the end. Not an API: the library's
  * modules share it.
@@ -40,6 +43,33 @@ public final class Failures {
         } catch (Throwable t) {
             return firstOrSuppressed(failure, t);
         }
+    }
+
+    /**
+     * Runs {@code step} for each of {@code items}, going on past a step that throws (anything, a checked
+     * exception thrown undeclared too) until {@code stop} says no later step can succeed, and past a failure
+     * of the iteration itself: a bulk operation that does every part it can and reports the first failure.
+     *
+     * @return what {@link #firstOrSuppressed} keeps of the failures, in order, or null if there was none
+     */
+    public static <T> Throwable forEach(Iterable<T> items, Consumer<? super T> step, BooleanSupplier stop) {
+        Throwable failure = null;
+        try {
+            for (T item : items) {
+                try {
+                    step.accept(item);
+                } catch (Throwable e) {
+                    failure = firstOrSuppressed(failure, e);
+                    if (stop.getAsBoolean()) {
+                        break;
+                    }
+                }
+            }
+        } catch (Throwable e) {
+            // the iteration's own failure: the failures before it are not lost
+            failure = firstOrSuppressed(failure, e);
+        }
+        return failure;
     }
 
     /**
