@@ -240,7 +240,7 @@ public final class ServeCommand implements Command {
             return;
         }
         server.close();
-        out.println("offheap serve: stopped after " + server.requests() + " requests");
+        Stop.sayStopped(out, server);
     }
 
     /**
@@ -266,6 +266,12 @@ public final class ServeCommand implements Command {
             this.hook = new Thread(this::stop, "offheap-serve-shutdown");
         }
 
+        /** What a stop says, whether --stop-after's time or a signal ended serve: on stdout, with the rest. */
+        static void sayStopped(PrintStream out, OfferServer server) {
+            out.println("offheap serve: stopped after " + server.requests() + " requests");
+            out.flush();
+        }
+
         /** The hook's work. */
         private void stop() {
             OfferServer s;
@@ -284,8 +290,7 @@ public final class ServeCommand implements Command {
             try {
                 if (s != null) {
                     s.close();
-                    out.println("offheap serve: stopped after " + s.requests() + " requests");
-                    out.flush();
+                    sayStopped(out, s);
                 }
             } finally {
                 stopped.countDown();

@@ -13,12 +13,15 @@ import java.lang.invoke.VarHandle;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -39,6 +42,7 @@ import java.util.Optional;
  * <p>Linux only (elsewhere {@link #supported()} is false and nothing is reserved). Thread-safe.
  */
 public final class FileSpace {
+    private static final System.Logger LOG = System.getLogger(FileSpace.class.getName());
     private static final int O_RDWR = 2;
     // the same on x86-64 and aarch64 (asm-generic), the architectures Descriptor is used on
     private static final int O_CREAT = 0100;
@@ -452,5 +456,98 @@ public final class FileSpace {
         FileSpaceException(String message) {
             super(message);
         }
+    }
+
+    /**
+     * Finds who locks a file in Linux's table of locks ({@code /proc/locks}, whose lines name the holding process
+     * and the file as {@code major:minor:inode} of its device), for a refusal to name it. An open file
+     * description's lock (a mapped manager's, {@code OFDLCK}) names no process there ({@code -1}): its holder is
+     * the process that lists the lock among its descriptors' ({@code /proc/PID/fdinfo/FD}).
+     *
+     * @return "process PID (COMMAND)", "this JVM (process PID), through another channel of the file", or null where
+     *         the table is missing, lists no holder for the file, or names none (a lock of a process of another pid
+     *         namespace, an open file description's lock of a process whose descriptors this one may not read)
+     */
+    public static String lockHolder(Path file) {
+        Path table = Path.of("/proc/locks");
+        try {
+            if (!Files.isReadable(table)) {
+                return null;
+            }
+            long device = (Long) Files.getAttribute(file, "unix:dev");
+            long inode = (Long) Files.getAttribute(file, "unix:ino");
+            // the C library's major() and minor() of a stat device number
+            long major = ((device >>> 8) & 0xfff) | ((device >>> 32) & ~0xfffL);
+            long minor = (device & 0xff) | ((device >>> 12) & ~0xffL);
+            String lockedFile = String.format(Locale.ROOT, "%02x:%02x:%d", major, minor, inode);
+            long pid = -1;
+            boolean openFileDescriptionLock = false;
+            for (String line : Files.readAllLines(table, StandardCharsets.US_ASCII)) {
+                String[] fields = lockFields(line);
+                if (fields != null && fields[5].equals(lockedFile)) {
+                    pid = Long.parseLong(fields[4]);
+                    openFileDescriptionLock = fields[1].equals("OFDLCK");
+                    break;
+                }
+            }
+            if (openFileDescriptionLock) {
+                pid = openFileDescriptionLockHolder(lockedFile);
+            }
+            if (pid <= 0) {
+                return null;
+            }
+            if (pid == ProcessHandle.current().pid()) {
+                return "this JVM (process " + pid + "), through another channel of the file,";
+            }
+            String command = ProcessHandle.of(pid).flatMap(process -> process.info().command()).orElse("command unknown");
+            return "process " + pid + " (" + command + ")";
+        } catch (IOException | RuntimeException e) {
+            // the refusal stands without the name: no "unix" attributes here, a table of another format
+            LOG.log(System.Logger.Level.DEBUG, "cannot tell who locks " + file, e);
+            return null;
+        }
+    }
+
+    /**
+     * @param line a line of {@code /proc/locks}, or a {@code lock:} line of {@code /proc/PID/fdinfo/FD} without that
+     *             word: {@code "1: POSIX  ADVISORY  WRITE 25735 fe:00:10053272 0 EOF"}
+     * @return its fields, the holder's pid the fifth and the file the sixth; null for a waiter's line (it has "->"
+     *         after the number) or one too short
+     */
+    private static String[] lockFields(String line) {
+        String[] fields = line.trim().split("\\s+");
+        return fields.length > 5 && !fields[1].equals("->") ? fields : null;
+    }
+
+    /**
+     * @param lockedFile the file as {@code /proc/locks} names it, {@code major:minor:inode}
+     * @return the process, of those whose descriptors this one may read, that holds an open file description's lock
+     *         on the file through one of its descriptors, or -1 if none does
+     */
+    private static long openFileDescriptionLockHolder(String lockedFile) throws IOException {
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"),
+                entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (Path process : processes) {
+                try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(process.resolve("fdinfo"))) {
+                    for (Path descriptor : descriptors) {
+                        List<String> lines;
+                        try {
+                            lines = Files.readAllLines(descriptor, StandardCharsets.US_ASCII);
+                        } catch (IOException closedMeanwhile) {
+                            continue;
+                        }
+                        for (String line : lines) {
+                            String[] fields = line.startsWith("lock:") ? lockFields(line.substring(5)) : null;
+                            if (fields != null && fields[1].equals("OFDLCK") && fields[5].equals(lockedFile)) {
+                                return Long.parseLong(process.getFileName().toString());
+                            }
+                        }
+                    }
+                } catch (IOException | DirectoryIteratorException e) {
+                    // a process of another user, or one that ended meanwhile: not one this one can name
+                }
+            }
+        }
+        return -1;
     }
 }
