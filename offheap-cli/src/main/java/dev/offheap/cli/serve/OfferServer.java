@@ -254,6 +254,14 @@ public final class OfferServer implements AutoCloseable {
     }
 
     private void text(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
+        answerText(e, path, contentType, body);
+    }
+
+    /**
+     * Answers a GET or HEAD of {@code path} with the text {@code body} makes; 500 naming the failure when it
+     * throws. Package-private for tests.
+     */
+    static void answerText(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
         if (!e.getRequestURI().getPath().equals(path)) {
             notFound(e);
             return;
@@ -262,7 +270,16 @@ public final class OfferServer implements AutoCloseable {
             methodNotAllowed(e);
             return;
         }
-        respond(e, 200, contentType, body.get());
+        String text;
+        try {
+            text = body.get();
+        } catch (RuntimeException ex) {
+            // the JDK's server closes the connection without an answer when a handler throws: the client
+            // would see a reset, not what went wrong
+            respond(e, 500, "text/plain; charset=utf-8", "building " + path + " failed: " + ex + "\n");
+            return;
+        }
+        respond(e, 200, contentType, text);
     }
 
     private static void notFound(HttpExchange e) throws IOException {
