@@ -174,6 +174,15 @@ public record RunInfo(String command, String date, String cpu, int cores, String
     }
 
     private static String physicalMemory() {
+        long bytes = physicalMemoryBytes();
+        return bytes < 0 ? "unknown" : gib(bytes);
+    }
+
+    /**
+     * @return this machine's memory in bytes ({@code MemTotal} of /proc/meminfo, else what the JDK's
+     *         OperatingSystemMXBean says), or -1 when neither says
+     */
+    public static long physicalMemoryBytes() {
         Path meminfo = Path.of("/proc/meminfo");
         if (Files.isReadable(meminfo)) {
             try {
@@ -181,7 +190,7 @@ public record RunInfo(String command, String date, String cpu, int cores, String
                 for (String l : lines) {
                     if (l.startsWith("MemTotal:")) {
                         String[] parts = l.substring(9).trim().split("\\s+");
-                        return gib(Long.parseLong(parts[0]) * 1024);
+                        return Long.parseLong(parts[0]) * 1024;
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -189,9 +198,9 @@ public record RunInfo(String command, String date, String cpu, int cores, String
             }
         }
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return gib(os.getTotalMemorySize());
+            return os.getTotalMemorySize();
         }
-        return "unknown";
+        return -1;
     }
 
     private static String gib(long bytes) {

@@ -109,6 +109,7 @@ public final class CompareCommand implements Command {
     @Override
     public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
         CompareOptions o = CompareOptions.parse(argv);
+        checkHeapsFit(o, RunInfo.physicalMemoryBytes());
         String heaps = heapSummary(o);
         int settings = o.valueSizes().size() * o.maxEntries().size();
         int total = settings * o.variants().size();
@@ -253,6 +254,36 @@ public final class CompareCommand implements Command {
     /** One launcher per setting: every variant of a setting gets the same heap. */
     private VariantLauncher launcher(CompareOptions o, int size, int entries) {
         return new VariantLauncher(o.heapFor(size, entries), o.collector(), o.timeout(), extraJvmOptions);
+    }
+
+    /**
+     * Refuses a run whose variant JVMs would get more heap than the machine has: every variant JVM takes its
+     * heap at start (-Xms as -Xmx), so each would fail to start or swap, and the run would show every variant
+     * failed after the database was built, instead of saying what to change.
+     *
+     * @param o the options
+     * @param machineBytes the machine's memory in bytes, or a negative number when unknown (nothing checked)
+     * @throws UsageException naming the first setting whose heap does not fit
+     */
+    static void checkHeapsFit(CompareOptions o, long machineBytes) throws UsageException {
+        if (machineBytes < 0) {
+            return;
+        }
+        for (int size : o.valueSizes()) {
+            for (int entries : o.maxEntries()) {
+                long heap = o.heapFor(size, entries);
+                if (heap > machineBytes) {
+                    String machine = String.format(Locale.ROOT, "%.1f GiB", machineBytes / (double) (1L << 30));
+                    throw new UsageException(o.heap() == 0
+                            ? String.format(Locale.ROOT, "--heap auto gives the setting %,d B x %,d entries -Xmx%s"
+                                    + " (1.5 x its values + 256 MiB), more than this machine's %s of memory: choose"
+                                    + " smaller --value-size or --max-entries, or a --heap that fits", size, entries,
+                                    VariantLauncher.heapOption(heap), machine)
+                            : String.format(Locale.ROOT, "--heap %s is more than this machine's %s of memory: every"
+                                    + " variant JVM takes its heap at start", VariantLauncher.heapOption(heap), machine));
+                }
+            }
+        }
     }
 
     /** @return the heap of the run for the first line: one size, or the per-setting range of --heap auto */
