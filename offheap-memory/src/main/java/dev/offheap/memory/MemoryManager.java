@@ -575,6 +575,67 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
+    // =================================================================== writing mapped memory back
+
+    /**
+     * Writes what {@code segment} holds back to a {@link MemoryType#MAPPED} manager's file and waits until the
+     * storage device has it ({@code msync} with {@code MS_SYNC}, as {@link MemorySegment#force()} does for a
+     * mapped segment). The bytes then survive a crash or power loss of the machine, not only the end of the
+     * process: without it the system writes them back when it chooses. The pages a manager hands out are not
+     * mapped segments themselves ({@code isMapped()} is false, since each has a scope of its own), so the JDK
+     * refuses {@code page.force()}; this is the way to force them.
+     *
+     * <p>Thread-safety: any thread may call it, also for a {@link PageAccess#CONFINED} page of another thread;
+     * stores that other threads make meanwhile may or may not be written. The system writes whole pages of its
+     * own (4 KiB), so bytes next to the segment may be written too.
+     *
+     * @param segment a page this manager handed out and still holds ({@link #allocatePage}, {@link #allocatePages},
+     *                a {@link PageGroup}'s page), or a slice of one
+     * @throws NullPointerException          if {@code segment} is null
+     * @throws UnsupportedOperationException if this manager's type is not {@link MemoryType#MAPPED}
+     * @throws IllegalArgumentException      if {@code segment} does not lie in this manager's memory
+     * @throws IllegalStateException         if the manager is closed, or the segment's scope is not alive (a
+     *                                       released page, a closed group)
+     * @throws java.io.UncheckedIOException  if the system fails to write the bytes (an I/O error)
+     */
+    public void force(MemorySegment segment) {
+        Objects.requireNonNull(segment, "segment");
+        MemorySegment mapped = mappedMemoryForForce();
+        long offset = segment.address() - mapped.address();
+        if (!segment.isNative() || offset < 0 || offset > mapped.byteSize() - segment.byteSize()) {
+            throw new IllegalArgumentException("segment " + segment + " does not lie in the memory of memory manager '"
+                    + name + "' (" + mapped + "): force takes its pages, or slices of them");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("segment " + segment + " of memory manager '" + name + "' is not alive: a"
+                    + " released page (or a closed group's) is not the caller's to force");
+        }
+        mapped.asSlice(offset, segment.byteSize()).force();
+    }
+
+    /**
+     * Writes all of a {@link MemoryType#MAPPED} manager's memory back to its file, held pages and free ones,
+     * and waits until the storage device has it; see {@link #force(MemorySegment)}.
+     *
+     * @throws UnsupportedOperationException if this manager's type is not {@link MemoryType#MAPPED}
+     * @throws IllegalStateException         if the manager is closed
+     * @throws java.io.UncheckedIOException  if the system fails to write the bytes (an I/O error)
+     */
+    public void force() {
+        mappedMemoryForForce().force();
+    }
+
+    /** @return the mapped file's whole mapping, a mapped segment the JDK forces */
+    private MemorySegment mappedMemoryForForce() {
+        if (type != MemoryType.MAPPED) {
+            throw new UnsupportedOperationException("memory manager '" + name + "' is " + type + ": only a MAPPED"
+                    + " manager's memory has a file to be written back to");
+        }
+        ensureOpen();
+        // a mapped manager has one chunk, the whole file, mapped at build
+        return chunks[0].memory;
+    }
+
     // =================================================================== reservations and spilling
 
     /**

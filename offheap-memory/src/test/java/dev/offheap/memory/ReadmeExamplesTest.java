@@ -128,6 +128,24 @@ class ReadmeExamplesTest {
         }
     }
 
+    /** "A MAPPED manager's file keeps what its pages hold ... force(page) ... writes it to the disk". */
+    @Test
+    void aMappedManagersForcedPageIsInTheFileAndANewManagerSeesIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("pages.bin");
+        try (MemoryManager mm = MemoryManager.builder().type(MemoryType.MAPPED)
+                .mappedFile(file).totalSize(ByteSize.parse("64m")).registerMBean(false).build()) {
+            MemorySegment page = mm.allocatePage("journal");
+            page.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 42L);
+            mm.force(page);                                            // on the device when this returns
+        }
+        try (MemoryManager again = MemoryManager.builder().type(MemoryType.MAPPED)
+                .mappedFile(file).totalSize(ByteSize.parse("64m")).registerMBean(false).build()) {
+            List<MemorySegment> pages = again.allocatePages("reader", again.totalPages());
+            assertThat(pages.stream().filter(p -> p.get(ValueLayout.JAVA_LONG, 0) == 42L)).hasSize(1);
+            again.releaseAll("reader");
+        }
+    }
+
     /** "Pages that are used and given back together can be one PageGroup". */
     @Test
     void aPageGroupGivesEveryPageBackAtOnceWhenItCloses() {
