@@ -2,6 +2,7 @@ package dev.offheap.memory;
 
 import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.internal.FileSpace;
+import dev.offheap.memory.internal.MappedFileHeader;
 import dev.offheap.memory.internal.MappedRegions;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
 import dev.offheap.memory.internal.PlatformMBeans;
@@ -784,7 +785,11 @@ public final class MemoryManager implements AutoCloseable {
         return cached;
     }
 
-    /** @return bytes of native or mapped memory actually obtained so far (heap: 0) */
+    /**
+     * @return bytes of native or mapped memory actually obtained so far (heap: 0); for {@link MemoryType#MAPPED}
+     *         the pages' mapping, {@link #totalBytes()}: the file's 4 KiB header is not mapped and not counted here
+     *         nor in the budget, so the file takes 4096 bytes more than this on its file system
+     */
     public long allocatedBytes() {
         return allocatedBytes.get();
     }
@@ -1992,6 +1997,8 @@ public final class MemoryManager implements AutoCloseable {
                     + " only a file there can be mapped");
         }
         Path absolute = file.toAbsolutePath();
+        // the header, then the pages: page i at MappedFileHeader.BYTES + i * pageSize
+        long fileBytes = MappedFileHeader.BYTES + bytes;
         try {
             if (Files.isDirectory(absolute)) {
                 throw new IllegalArgumentException("mapped file " + absolute + " is a directory");
@@ -2016,8 +2023,8 @@ public final class MemoryManager implements AutoCloseable {
             }
             if (!existed && directory != null) {
                 long usable = Files.getFileStore(directory).getUsableSpace();
-                if (usable < bytes) {
-                    throw new IllegalArgumentException("cannot create mapped file " + named + " of " + ByteSize.format(bytes)
+                if (usable < fileBytes) {
+                    throw new IllegalArgumentException("cannot create mapped file " + named + " of " + ByteSize.format(fileBytes)
                             + ": its file system has only " + ByteSize.format(usable) + " free");
                 }
             }
@@ -2088,24 +2095,37 @@ public final class MemoryManager implements AutoCloseable {
                     throw fileLockedElsewhere(absolute);
                 }
                 long size = channel.size();
-                // an existing empty file (Files.createTempFile's) has no contents to keep: it is grown as a new one is
-                if (opened.created() == null && size != 0 && size < bytes) {
-                    throw new IllegalArgumentException("mapped file " + absolute + " holds " + size
-                            + " bytes but the memory manager needs " + bytes + "; delete it or configure a smaller size");
+                // an existing empty file (Files.createTempFile's) has no contents to keep: it is made as a new one is
+                boolean fresh = opened.created() != null || size == 0;
+                if (!fresh) {
+                    // Judged before anything of it changes: a file that is not a manager's (a wrong path to someone's
+                    // data) is refused as it is, never grown, reserved, truncated or written.
+                    MappedFileHeader.check(channel, absolute, bytes);
                 }
                 grewEmptyFile = opened.created() == null && size == 0;
+                if (fresh) {
+                    // The header first, then the growth. A build killed at any point leaves the file empty (before
+                    // the header: the next build makes it as a new one), or a header and at most the pages' room
+                    // (killed while posix_fallocate grew it: the next build finds its header and grows it the rest of
+                    // the way), never grown bytes without a header, which the next build would refuse as not a
+                    // manager's file. No page is handed out before the file is whole, so a short file with a header
+                    // holds no page a program wrote. A build that fails (not killed) truncates an empty file it made
+                    // back to empty and removes a file it created, header and all.
+                    MappedFileHeader.write(channel, pageSize, bytes);
+                }
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
                 // when a page is first written after its file system filled up.
                 if (descriptor != null) {
-                    descriptor.reserve(bytes); // the file opened and locked, whatever its path names now
+                    descriptor.reserve(fileBytes); // the file opened and locked, whatever its path names now
                 } else {
-                    FileSpace.reserve(absolute, bytes);
+                    FileSpace.reserve(absolute, fileBytes);
                 }
                 Runnable seam = afterMappedFileReserved;
                 if (seam != null) {
                     seam.run();
                 }
-                MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+                // the pages only: the header is never a page's memory, nor counted as the manager's memory
+                MemorySegment memory = channel.map(FileChannel.MapMode.READ_WRITE, MappedFileHeader.BYTES, bytes, arena);
                 if (!lockedForGood) {
                     // Locked after reserve: closing any descriptor of a file drops this process's POSIX locks on it.
                     if (descriptor != null) {
@@ -2124,7 +2144,7 @@ public final class MemoryManager implements AutoCloseable {
                 mapped = true;
                 return new Chunk(0, memory, arena, channel, descriptor, fileKey, fileUse);
             } catch (FileSpace.FileSpaceException e) {
-                throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(bytes)
+                throw new IllegalArgumentException("cannot create mapped file " + absolute + " of " + ByteSize.format(fileBytes)
                         + " for memory manager '" + name + "': " + e.getMessage(), e);
             } finally {
                 if (!mapped) {
@@ -2874,10 +2894,18 @@ public final class MemoryManager implements AutoCloseable {
         /**
          * Sets the file that backs a {@link MemoryType#MAPPED} manager, on disk or in {@code /dev/shm}.
          * It is created if missing (through a symbolic link that points nowhere, where the link points; its
-         * directory must exist there and its file system have room); an existing file must hold at least the total size, or nothing (an empty
-         * file, as {@link java.nio.file.Files#createTempFile} leaves one, is grown as a new one is). On Linux
-         * {@link #build()} allocates every block of the file's first total-size bytes
-         * ({@code posix_fallocate}; blocks already there keep their contents), so that no write
+         * directory must exist there and its file system have room). The file starts with a 4 KiB header that says
+         * it is a manager's file, its format version and the page size and total size it was made for; the pages
+         * follow it, so the file is the total size plus 4096 bytes (the header is neither mapped nor charged to
+         * the manager's budget). A new file, or an empty existing one (as
+         * {@link java.nio.file.Files#createTempFile} leaves one), gets the header before it is grown. An existing
+         * non-empty file must start with such a header, of this format, made for at least the total size (a file
+         * made for a larger one serves a smaller manager with its first pages, and keeps its header; the page size
+         * may differ: the pages' bytes are one run after the header); any other file (a wrong path to someone's
+         * data) is refused by {@link #build()} before anything of it changes. On Linux
+         * {@link #build()} allocates every block of the file's first total-size-plus-header bytes
+         * ({@code posix_fallocate}; blocks already there keep their contents, and a manager's file shorter than
+         * that, left by a build killed while it grew it, is grown), so that no write
          * through a page can fail later for want of space. The file must be a regular file of the default
          * file system; the manager locks it until it closes, so that no second manager maps it meanwhile
          * (on Linux from before the build changes the file: a build in another process on the same file at
@@ -3065,7 +3093,11 @@ public final class MemoryManager implements AutoCloseable {
          *                                  2^31-65 pages ({@code Integer.MAX_VALUE - 64}: the page
          *                                  table, with its padding, must fit a Java array), a fraction
          *                                  yields less than one page, or a mapped file is missing,
-         *                                  too small, cannot be created or its file system has no
+         *                                  is not a memory manager's file (an existing non-empty file
+         *                                  without a manager's header: nothing of it is changed), has
+         *                                  a header of another format version or with sizes that
+         *                                  cannot be used, was made for a smaller total size,
+         *                                  cannot be created or its file system has no
          *                                  room for all of its blocks, is not a regular file of the
          *                                  default file system, or is in use by another manager; or a
          *                                  mapped file is set for a type other than MAPPED

@@ -90,10 +90,11 @@ class AFileAnotherProcessIsStillBuildingOnIsRefusedUntouchedTest {
         assertThat(builder.exitValue()).isZero();
     }
 
+    /** @return the first long of the file's first page, after its 4 KiB header */
     private static long firstLong(Path file) {
         try (FileChannel channel = FileChannel.open(file)) {
             ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder());
-            channel.read(bytes, 0);
+            channel.read(bytes, 4096);
             return bytes.getLong(0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -108,11 +109,11 @@ class AFileAnotherProcessIsStillBuildingOnIsRefusedUntouchedTest {
         String refusal = refusalOfABuildHere(file, MIB);
         assertThat(refusal).contains(file.toString()).contains("in use").contains("process " + builder.pid() + " ")
                 .doesNotContain("delete it");
-        assertThat(Files.size(file)).as("the file as the other process reserved it").isEqualTo(MIB);
+        assertThat(Files.size(file)).as("the file as the other process reserved it").isEqualTo(4096 + MIB);
 
         assertThat(resumeTheOtherBuild()).as("the other process's build").isEqualTo("built");
         endTheOtherProcess();
-        assertThat(Files.size(file)).isEqualTo(MIB);
+        assertThat(Files.size(file)).isEqualTo(4096 + MIB);
         assertThat(firstLong(file)).as("what the other process's page wrote").isEqualTo(77L);
     }
 
@@ -123,11 +124,11 @@ class AFileAnotherProcessIsStillBuildingOnIsRefusedUntouchedTest {
 
         String refusal = refusalOfABuildHere(file, 2 * MIB);
         assertThat(refusal).contains(file.toString()).contains("in use").doesNotContain("delete it");
-        assertThat(Files.size(file)).as("the file as the other process grew it").isEqualTo(MIB);
+        assertThat(Files.size(file)).as("the file as the other process grew it").isEqualTo(4096 + MIB);
 
         assertThat(resumeTheOtherBuild()).as("the other process's build").isEqualTo("built");
         endTheOtherProcess();
-        assertThat(Files.size(file)).isEqualTo(MIB);
+        assertThat(Files.size(file)).isEqualTo(4096 + MIB);
         assertThat(firstLong(file)).as("what the other process's page wrote").isEqualTo(77L);
     }
 

@@ -50,10 +50,9 @@ class ARefusedReservationGivesBackTheBlocksItTookTest {
         Assumptions.assumeTrue(failed == null, "cannot mount a loop device here (needs root and /dev/loop*): " + failed);
         mountPoint = point;
 
-        Path sparse = point.resolve("sparse.bin");
         long bytes = 64L << 20;
+        Path sparse = MappedManagers.sparseManagersFile(point.resolve("sparse.bin"), bytes);
         try (RandomAccessFile raf = new RandomAccessFile(sparse.toFile(), "rw")) {
-            raf.setLength(bytes);
             raf.seek(5 << 20);
             raf.write(new byte[] {1, 2, 3});
         }
@@ -62,7 +61,7 @@ class ARefusedReservationGivesBackTheBlocksItTookTest {
                 .hasMessageContaining(sparse.toString()).hasMessageContaining("errno 28");
         assertThat(Files.getFileStore(point).getUsableSpace()).as("free space after the refused build, of %d before",
                 freeBefore).isGreaterThan(freeBefore - (1L << 20));
-        assertThat(Files.size(sparse)).isEqualTo(bytes);
+        assertThat(Files.size(sparse)).isEqualTo(4096 + bytes);
         try (RandomAccessFile raf = new RandomAccessFile(sparse.toFile(), "r")) {
             byte[] around = new byte[5];
             raf.seek((5 << 20) - 1);

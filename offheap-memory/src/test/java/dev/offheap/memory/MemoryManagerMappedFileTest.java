@@ -54,8 +54,8 @@ class MemoryManagerMappedFileTest {
         Path file = tempDir.resolve("pages.bin");
         long bytes = 8L << 20;
         try (MemoryManager mm = mapped(file, bytes).build()) {
-            assertThat(Files.size(file)).isEqualTo(bytes);
-            assertThat(allocatedBytes(file)).as("blocks allocated to the file right after build").isGreaterThanOrEqualTo(bytes);
+            assertThat(Files.size(file)).as("the 4 KiB header and the pages").isEqualTo(4096 + bytes);
+            assertThat(allocatedBytes(file)).as("blocks allocated to the file right after build").isGreaterThanOrEqualTo(4096 + bytes);
             MemorySegment page = mm.allocatePage("owner");
             page.set(ValueLayout.JAVA_LONG, 0, 42L);
             assertThat(page.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(42L);
@@ -67,18 +67,18 @@ class MemoryManagerMappedFileTest {
         Assumptions.assumeTrue(FileSpace.supported(), "posix_fallocate is Linux only");
         Path file = tempDir.resolve("existing.bin");
         long bytes = 1L << 20;
+        MappedManagers.sparseManagersFile(file, bytes);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.setLength(bytes);
             raf.seek(4096 * 3 + 7);
             raf.write(new byte[] {1, 2, 3});
         }
         assertThat(allocatedBytes(file)).as("the file starts sparse").isLessThan(bytes);
         try (MemoryManager mm = mapped(file, bytes).build()) {
-            assertThat(allocatedBytes(file)).isGreaterThanOrEqualTo(bytes);
+            assertThat(allocatedBytes(file)).isGreaterThanOrEqualTo(4096 + bytes);
             assertThat(mm.totalPages()).isEqualTo(256);
         }
         byte[] contents = Files.readAllBytes(file);
-        assertThat(contents).hasSize((int) bytes);
+        assertThat(contents).hasSize(4096 + (int) bytes);
         assertThat(contents[4096 * 3 + 7]).isEqualTo((byte) 1);
         assertThat(contents[4096 * 3 + 9]).isEqualTo((byte) 3);
     }
@@ -96,10 +96,7 @@ class MemoryManagerMappedFileTest {
             assertThat(second).doesNotExist();
 
             // An existing sparse file passes the size check; reserving its blocks fails, and the file is left as it was.
-            Path sparse = smallFileSystem.resolve("sparse.bin");
-            try (RandomAccessFile raf = new RandomAccessFile(sparse.toFile(), "rw")) {
-                raf.setLength(sixMiB);
-            }
+            Path sparse = MappedManagers.sparseManagersFile(smallFileSystem.resolve("sparse.bin"), sixMiB);
             assertThatThrownBy(() -> mapped(sparse, sixMiB).build()).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(sparse.toString()).hasMessageContaining("cannot reserve")
                     .hasMessageContaining("errno 28");
@@ -164,7 +161,7 @@ class MemoryManagerMappedFileTest {
         try (MemoryManager mm = mapped(link, 6L << 20).build()) {
             assertThat(mm.totalPages()).isEqualTo(1536);
         }
-        assertThat(Files.size(target)).isEqualTo(6L << 20);
+        assertThat(Files.size(target)).isEqualTo(4096 + (6L << 20));
         assertThat(Files.isSymbolicLink(link)).isTrue();
     }
 
@@ -249,7 +246,7 @@ class MemoryManagerMappedFileTest {
         Process process = child.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(out).contains("jnu=ISO-8859-1").contains("mapped 1048576");
+        assertThat(out).contains("jnu=ISO-8859-1").contains("mapped " + (4096 + 1048576));
         assertThat(process.exitValue()).as(out).isZero();
     }
 
