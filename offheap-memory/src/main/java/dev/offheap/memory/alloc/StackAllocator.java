@@ -70,6 +70,15 @@ public final class StackAllocator implements AutoCloseable {
     private final DebugMode debug;
     private final ThreadStack[] stackTable = new ThreadStack[STACK_TABLE_SIZE];
     private final ThreadLocal<ThreadStack> localStack = new ThreadLocal<>();
+    /**
+     * One thread's stack, which {@link #pushFrame()} finds with one load and one comparison of threads instead of
+     * the table lookup; null in FULL mode, whose pushes all take the slow path. Set by the slow path of a thread
+     * only while it is empty or its thread has ended or its stack is freed, so that two threads pushing in turn do
+     * not take it from each other (and write its cache line) on every push. Plain: a racing reader sees some
+     * stack or null, and a stack's owner is never another thread (see there), so a thread never takes another's
+     * stack for its own.
+     */
+    private ThreadStack lastStack;
     private final List<ThreadStack> stacks = new ArrayList<>();
     private long stacksCreated;
     private volatile boolean closed;
@@ -184,20 +193,22 @@ public final class StackAllocator implements AutoCloseable {
      * @throws BudgetExceededException if the thread has no stack yet and the budget refuses one
      */
     public Frame pushFrame() {
+        // The fast path: the cached stack is the current thread's and not freed (its owner is null then). It is
+        // never set in FULL mode. (The comparison is written as the frame's checks write theirs, so that the
+        // compiler folds those into this one.)
+        ThreadStack s = lastStack;
+        if (s == null || Thread.currentThread() != s.owner) {
+            return pushFrameSlow();
+        }
+        return s.push();
+    }
+
+    private Frame pushFrameSlow() {
         if (closed) {
             throw Checks.closed(name);
         }
         ThreadStack s = stack();
-        int depth = s.depth + 1;
-        long seq = ++s.pushes;
-        if (depth == s.seqAtDepth.length) {
-            s.seqAtDepth = java.util.Arrays.copyOf(s.seqAtDepth, depth * 2);
-        }
-        s.seqAtDepth[depth] = seq;
-        s.depth = depth;
-        // the frame is not stored anywhere (outside FULL mode), so escape analysis can remove it
-        Frame frame = new Frame(s, s.chunkIndex, s.offset, depth, seq, s.top);
-        s.top = seq;
+        Frame frame = s.push();
         if (debug == DebugMode.FULL) {
             frame.own = Arena.ofConfined();
             frame.pushSite = AllocationTracker.site();
@@ -306,6 +317,7 @@ public final class StackAllocator implements AutoCloseable {
             sweepFailure = null;
             // the table references threads: a stack retained until its thread ends must not keep the thread
             java.util.Arrays.fill(stackTable, null);
+            lastStack = null;
         }
         List<ThreadStack> inUse = new ArrayList<>();
         List<ThreadStack> notFreed = new ArrayList<>();
@@ -458,24 +470,42 @@ public final class StackAllocator implements AutoCloseable {
     private ThreadStack stack() {
         Thread t = Thread.currentThread();
         ThreadStack s = stackTable[(int) t.threadId() & (STACK_TABLE_SIZE - 1)];
-        if (s != null && s.thread == t && !s.freed) {
+        if (s != null && s.owner == t) {
+            ThreadStack cached = lastStack;
+            // FULL mode caches none: a test of the cache here would take the lock on every push
+            if (debug != DebugMode.FULL && (cached == null || cached.isFreed() || !cached.thread.isAlive())) {
+                synchronized (stacks) {
+                    cacheLocked(s);
+                }
+            }
             return s;
         }
         return stackSlow(t);
     }
 
+    /** Makes {@code s} the {@link #lastStack} if that is free (see there). Holds stacks. */
+    private void cacheLocked(ThreadStack s) {
+        ThreadStack cached = lastStack;
+        // not after close, which cleared it: the stacks it freed are all marked, but a stack made later is not
+        if (debug != DebugMode.FULL && !closed && !s.isFreed()
+                && (cached == null || cached.isFreed() || !cached.thread.isAlive())) {
+            lastStack = s;
+        }
+    }
+
     private ThreadStack stackSlow(Thread t) {
         ThreadStack s = localStack.get();
-        if (s == null || s.freed) {
+        if (s == null || s.isFreed()) {
             s = newStack(t);
             localStack.set(s);
         }
         int slot = (int) t.threadId() & (STACK_TABLE_SIZE - 1);
         synchronized (stacks) {
             ThreadStack there = stackTable[slot];
-            if (there == null || there.freed || !there.thread.isAlive()) {
+            if (there == null || there.isFreed() || !there.thread.isAlive()) {
                 stackTable[slot] = s;
             }
+            cacheLocked(s);
         }
         return s;
     }
@@ -552,7 +582,7 @@ public final class StackAllocator implements AutoCloseable {
      * under the native code, and the stack stays allocated and charged until a later try
      */
     private boolean free(ThreadStack s) {
-        s.freed = true;
+        s.markFreed();
         try {
             s.arena.close();
         } catch (IllegalStateException e) {
@@ -570,7 +600,7 @@ public final class StackAllocator implements AutoCloseable {
      * bytes to the budget) once its thread has ended and is collected; counted as held until then.
      */
     private void retainUntilThreadEnds(ThreadStack s) {
-        s.freed = true;
+        s.markFreed();
         // the action must not reach the thread, or it would never run: it holds the allocator, which holds
         // no stack of a thread it retains (close took them all), only their byte counts
         Arena arena = s.arena;
@@ -636,22 +666,58 @@ public final class StackAllocator implements AutoCloseable {
         long pushes;
         /** The number of the innermost open frame, 0 when none: one comparison tells a frame it may allocate. */
         long top;
-        /** The number of the open frame at each depth (index 0 unused). */
+        /**
+         * The number of the open frame at each depth below the innermost one (index 0 unused): written when a
+         * frame is pushed on it. The entry at the innermost depth may be stale; {@link #top} holds that frame's.
+         */
         long[] seqAtDepth = new long[16];
         /** FULL mode only: the open frames, whose scopes an out-of-order close must close. */
         Frame[] openFrames;
         /** Bytes of its chunks; an object of its own, so that a cleaner can read it without the thread. */
         final AtomicLong bytes = new AtomicLong();
         /**
-         * Set by the allocator's close, which may run on another thread. Deliberately not volatile: a
-         * volatile read on every push and allocation cost about 1 ns of 8. If the owner thread has not
-         * seen it yet, what it allocates lies in the stack's arena, which close() closes, so every
-         * access through it throws IllegalStateException all the same; nothing reads freed memory.
+         * {@link #thread} while the stack may be used; null once it is freed (or retained for its thread) by the
+         * allocator's close or a sweep, which may run on another thread. One field for both, so that the check
+         * every push and allocation makes, the current thread against this one, also refuses a freed stack.
+         * Deliberately not volatile: a volatile read on every push and allocation cost about 1 ns of 8. If the
+         * owner thread has not seen the null yet, what it allocates lies in the stack's arena, which close()
+         * closes, so every access through it throws IllegalStateException all the same; nothing reads freed
+         * memory. Only the owner thread writes it non-null (in the constructor, which runs on it), so another
+         * thread reads it as that thread or null, never as itself.
          */
-        boolean freed;
+        Thread owner;
 
         ThreadStack(Thread thread) {
             this.thread = thread;
+            this.owner = thread;
+        }
+
+        boolean isFreed() {
+            return owner == null;
+        }
+
+        void markFreed() {
+            owner = null;
+        }
+
+        /** Pushes a frame on this stack, which belongs to the current thread; FULL mode's part is the caller's. */
+        Frame push() {
+            int parentDepth = depth;
+            // the number of the frame below is kept only once it has a frame on it: the outermost frame's push,
+            // the common case, stores no array element (see isOpen)
+            if (parentDepth > 0) {
+                if (parentDepth >= seqAtDepth.length) {
+                    seqAtDepth = java.util.Arrays.copyOf(seqAtDepth, parentDepth * 2);
+                }
+                seqAtDepth[parentDepth] = top;
+            }
+            long seq = ++pushes;
+            int frameDepth = parentDepth + 1;
+            depth = frameDepth;
+            // the frame is not stored anywhere (outside FULL mode), so escape analysis can remove it
+            Frame frame = new Frame(this, chunkIndex, offset, frameDepth, seq, top);
+            top = seq;
+            return frame;
         }
 
         void useChunk(int index) {
@@ -766,7 +832,7 @@ public final class StackAllocator implements AutoCloseable {
         /** Open: not closed, and not popped by the close of a frame outside it. Owner thread only. */
         private boolean isOpen() {
             StackAllocator.ThreadStack s = stack;
-            return depth <= s.depth && s.seqAtDepth[depth] == seq;
+            return s.top == seq || depth < s.depth && s.seqAtDepth[depth] == seq;
         }
 
         /** @return 1 for the outermost frame of a thread, 2 for a frame inside it, ... */
@@ -832,17 +898,19 @@ public final class StackAllocator implements AutoCloseable {
         @SuppressWarnings("restricted")
         private MemorySegment bump(long byteSize, long byteAlignment) {
             StackAllocator.ThreadStack s = stack;
-            if (Thread.currentThread() != s.thread) {
-                throw wrongThread();
+            // one comparison for the wrong thread and a freed stack (owner null), told apart after
+            if (Thread.currentThread() != s.owner) {
+                throw Thread.currentThread() != s.thread ? wrongThread() : notInnermost();
             }
-            if (s.top != seq || s.freed) {
+            if (s.top != seq) {
                 throw notInnermost();
             }
             Checks.sizeAndAlignment(byteSize, byteAlignment);
             MemorySegment chunk = s.chunk;
             long start = byteAlignment <= CHUNK_ALIGNMENT ? (s.offset + byteAlignment - 1) & -byteAlignment
                     : ((chunk.address() + s.offset + byteAlignment - 1) & -byteAlignment) - chunk.address();
-            if (start + byteSize > s.limit || start + byteSize < 0) {
+            // past the limit, or overflowed (negative): one unsigned comparison
+            if (Long.compareUnsigned(start + byteSize, s.limit) > 0) {
                 s.offset = s.grow(byteSize, byteAlignment);
                 chunk = s.chunk;
                 start = ((chunk.address() + byteAlignment - 1) & -byteAlignment) - chunk.address();
@@ -858,7 +926,7 @@ public final class StackAllocator implements AutoCloseable {
         }
 
         private IllegalStateException notInnermost() {
-            if (stack.freed) {
+            if (stack.isFreed()) {
                 return new IllegalStateException("the stack of this frame was freed: its stack allocator is closed");
             }
             if (!isOpen()) {
@@ -900,7 +968,9 @@ public final class StackAllocator implements AutoCloseable {
         @Override
         public void close() {
             StackAllocator.ThreadStack s = stack;
-            if (Thread.currentThread() != s.thread) {
+            // the owner's comparison first, written as bump's, so that the compiler folds it into that one; a frame
+            // of a freed stack (owner null) may still be popped on its thread
+            if (Thread.currentThread() != s.owner && Thread.currentThread() != s.thread) {
                 throw wrongThread();
             }
             // the innermost frame (the common case) is open without the depth and array checks
