@@ -3,7 +3,6 @@ package dev.offheap.memory;
 import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.internal.FileSpace;
 import dev.offheap.memory.internal.MappedFileHeader;
-import dev.offheap.memory.internal.MappedRegions;
 import dev.offheap.memory.internal.PageAllocationFailedEvent;
 import dev.offheap.memory.internal.PlatformMBeans;
 import dev.offheap.memory.internal.SlotStack;
@@ -2138,9 +2137,6 @@ public final class MemoryManager implements AutoCloseable {
                         throw fileLockedElsewhere(absolute);
                     }
                 }
-                // pages are reinterpreted slices, which no longer say they are mapped: Segments.fill must still
-                // keep them from memset, which a truncated file would turn into a JVM crash
-                MappedRegions.register(memory);
                 mapped = true;
                 return new Chunk(0, memory, arena, channel, descriptor, fileKey, fileUse);
             } catch (FileSpace.FileSpaceException e) {
@@ -2493,7 +2489,6 @@ public final class MemoryManager implements AutoCloseable {
             if (retained.decrementAndGet() == 0) {
                 arena.close();
                 if (file != null) {
-                    MappedRegions.unregister(memory); // unmapped now: the addresses may serve native memory next
                     try {
                         file.close();
                     } catch (IOException e) {

@@ -31,6 +31,13 @@ import java.util.Objects;
  *       for a region of length 0 too; so does its {@link WrongThreadException} for a confined
  *       segment used by another thread, and its {@link IllegalArgumentException} for writes to a
  *       read-only segment.</li>
+ *   <li>memory backed by a file that faults (the file was truncated under its mapping, or a sparse
+ *       file's disk is full; the segment need not say it is mapped): the JDK's
+ *       {@link InternalError}, never a crash of the JVM, as every access goes through the JDK's
+ *       accessors. The bytes of the regions the method writes are then undefined, all of them, not
+ *       only those past the fault: in compiled code the JDK throws the error some time after the
+ *       fault, and until then a read that faulted gives an undefined value and a store that faulted
+ *       is dropped.</li>
  * </ul>
  * No method ever reads or writes outside the given regions.
  *
@@ -92,6 +99,10 @@ public final class Segments {
      * not refused, their bytes left in no meaningful order. A region swapped with itself through
      * the two mappings still ends as it was, as each word is read before it is written back.
      *
+     * <p>Memory backed by a file that faults (see the class documentation) leaves the contents of both
+     * regions undefined, not only the bytes of the block being swapped: the swap reads one region and
+     * writes the other as it goes, and compiled code goes on past a fault before the JDK throws.
+     *
      * @param a       the first segment
      * @param aOffset offset of the first region in {@code a}, in bytes
      * @param b       the second segment (may be {@code a})
@@ -108,6 +119,8 @@ public final class Segments {
      *                                   is read-only and {@code length > 0}, even when the regions
      *                                   are the same (nothing is changed either)
      * @throws IllegalStateException     if a segment's arena is closed
+     * @throws InternalError             (the JDK's) if memory backed by a file faults; both regions are
+     *                                   then undefined
      */
     public static void swap(MemorySegment a, long aOffset, MemorySegment b, long bOffset, long length) {
         Objects.requireNonNull(a, "a");
@@ -219,10 +232,11 @@ public final class Segments {
 
     /**
      * Sets {@code length} bytes from {@code offset} to {@code value}. Native regions of 1 KiB and more
-     * are written with vector stores, from 1 MiB on by {@code memset} (except mapped segments, so
-     * that a fault on a mapping past the end of its file is the JDK's {@link InternalError}, not a
-     * crash); the rest with
-     * {@link MemorySegment#fill(byte)}, which stores a few bytes at a time beyond its smallest sizes.
+     * are written with vector stores, the rest with {@link MemorySegment#fill(byte)}, which stores a few
+     * bytes at a time beyond its smallest sizes. Every store goes through the JDK's accessors, never
+     * through a native function: a store to memory backed by a file past its end (the file was
+     * truncated, or a sparse file's disk is full) fails with the JDK's {@link InternalError}, whatever
+     * kind the segment says it is, and does not crash the JVM.
      *
      * @param s      the segment
      * @param offset offset of the region, in bytes

@@ -168,7 +168,7 @@ class SegmentsTest {
         }
     }
 
-    /** Fills of 1 MiB and more on native memory go through memset: same bytes, nothing outside touched. */
+    /** Fills of 1 MiB and more (once memset's sizes): same bytes, nothing outside touched. */
     @ParameterizedTest
     @EnumSource(Kind.class)
     void largeFillsMatchTheReferenceAndStayInTheirRegion(Kind kind) {

@@ -120,6 +120,11 @@ public final class SegmentKernels extends SegmentKernel {
         if (sameRegion) {
             return;
         }
+        // Not failure-atomic against a fault of memory backed by a truncated file, and reading the last
+        // byte of each region before any write would not make it so: in C2-compiled code the JDK throws
+        // the fault's InternalError only at the next safepoint poll, and until then the faulting read
+        // gives an undefined value that the swap goes on to write (measured: with the last bytes read
+        // first, -Xint and C1 changed nothing, C2 changed the other region).
         if (length >= BULK_SWAP_THRESHOLD) {
             swapByBulkCopies(a, aOffset, b, bOffset, length);
             return;
@@ -291,28 +296,24 @@ public final class SegmentKernels extends SegmentKernel {
 
     /**
      * Native regions from {@link #VECTOR_FILL_FROM} bytes on are filled by a loop of 8-byte stores,
-     * which C2 turns into vector stores; from {@link NativeFill#THRESHOLD} on by {@code memset}.
-     * {@link MemorySegment#fill} stores a few bytes at a time beyond its smallest sizes (JDK 25 hands
-     * them to {@code Unsafe.setMemory}): zeroing an allocated block with it took 105 ns at 4 KiB and
-     * 1,348 ns at 64 KiB, against 68 and 627 ns with the loop (pooled allocate + touch + free,
-     * alternating one-fork runs); below 1 KiB the loop's fixed cost made it slower (31-33 against
-     * 24-25 ns at 128 and 256 B). The loop stores through the segment, so scope and bounds are checked.
-     * Mapped segments never go to {@code memset}: a store to a mapping past the end of its file (the
-     * file was truncated, or a sparse file's disk is full) faults, which the JDK's accessors turn
-     * into an {@link InternalError} but which kills the JVM with SIGBUS inside a downcall. That includes
-     * a mapped manager's pages, which {@code reinterpret} made plain native segments ({@code isMapped()}
-     * false): {@link MappedRegions} knows their memory.
+     * which C2 turns into vector stores. {@link MemorySegment#fill} stores a few bytes at a time beyond
+     * its smallest sizes (JDK 25 hands them to {@code Unsafe.setMemory}): zeroing an allocated block
+     * with it took 105 ns at 4 KiB and 1,348 ns at 64 KiB, against 68 and 627 ns with the loop (pooled
+     * allocate + touch + free, alternating one-fork runs); below 1 KiB the loop's fixed cost made it
+     * slower (31-33 against 24-25 ns at 128 and 256 B). The loop stores through the segment, so scope
+     * and bounds are checked.
+     * No size goes to {@code memset} through the Linker, although it was faster on very large regions:
+     * memory backed by a file is not always a segment that says it is mapped (a segment over a view of a
+     * {@code MappedByteBuffer}, one that {@code reinterpret} made, a mapped manager's pages), and a store
+     * past the end of a truncated file faults, which the JDK's accessors turn into an
+     * {@link InternalError} but which kills the JVM with SIGBUS inside a downcall.
      */
     @Override
     public void fill(MemorySegment s, long offset, long length, byte value) {
         checkRange(s, offset, length);
         MemorySegment region = s.asSlice(offset, length);
         if (length >= VECTOR_FILL_FROM && region.isNative() && !region.isReadOnly()) {
-            if (length >= NativeFill.THRESHOLD && !region.isMapped() && !MappedRegions.overlaps(region)) {
-                NativeFill.fill(region, value);
-            } else {
-                fillByLongs(region, value);
-            }
+            fillByLongs(region, value);
         } else {
             region.fill(value);
         }
