@@ -45,6 +45,7 @@ public final class CacheBuilder<K, V> {
     /**
      * @param bytes the most native memory the cache may use, everything included; required, positive
      * @return this builder
+     * @throws IllegalArgumentException if {@code bytes} is zero or negative
      */
     public CacheBuilder<K, V> capacity(long bytes) {
         if (bytes <= 0) {
@@ -60,6 +61,7 @@ public final class CacheBuilder<K, V> {
      *              can hold beside its tables; {@link #build()} refuses more. Larger entries get a
      *              {@link ValueTooLargeException}.
      * @return this builder
+     * @throws IllegalArgumentException if {@code bytes} is zero or negative
      */
     public CacheBuilder<K, V> maxEntryBytes(long bytes) {
         if (bytes <= 0) {
@@ -69,19 +71,33 @@ public final class CacheBuilder<K, V> {
         return this;
     }
 
-    /** @param policy the eviction policy (default W-TinyLFU) @return this builder */
+    /**
+     * @param policy the eviction policy (default W-TinyLFU)
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is null
+     */
     public CacheBuilder<K, V> evictionPolicy(EvictionPolicy policy) {
         this.evictionPolicy = Objects.requireNonNull(policy, "evictionPolicy");
         return this;
     }
 
-    /** @param duration entries expire this long after they were written; positive @return this builder */
+    /**
+     * @param duration entries expire this long after they were written; positive
+     * @return this builder
+     * @throws NullPointerException     if {@code duration} is null
+     * @throws IllegalArgumentException if {@code duration} is zero or negative
+     */
     public CacheBuilder<K, V> expireAfterWrite(Duration duration) {
         this.expireAfterWrite = positive(duration, "expireAfterWrite");
         return this;
     }
 
-    /** @param duration entries expire this long after they were last read or written; positive @return this builder */
+    /**
+     * @param duration entries expire this long after they were last read or written; positive
+     * @return this builder
+     * @throws NullPointerException     if {@code duration} is null
+     * @throws IllegalArgumentException if {@code duration} is zero or negative
+     */
     public CacheBuilder<K, V> expireAfterAccess(Duration duration) {
         this.expireAfterAccess = positive(duration, "expireAfterAccess");
         return this;
@@ -94,6 +110,7 @@ public final class CacheBuilder<K, V> {
      *              the default {@linkplain #maxEntryBytes max entry size}, a sixteenth of the capacity, that is
      *              4; a smaller max entry size allows more
      * @return this builder
+     * @throws IllegalArgumentException if {@code level} is not in 1..65536
      */
     public CacheBuilder<K, V> concurrencyLevel(int level) {
         if (level <= 0 || level > 65_536) {
@@ -126,7 +143,11 @@ public final class CacheBuilder<K, V> {
         return this;
     }
 
-    /** @param loader loads absent keys for {@link OffHeapCache#get(Object)} @return this builder */
+    /**
+     * @param loader loads absent keys for {@link OffHeapCache#get(Object)}
+     * @return this builder
+     * @throws NullPointerException if {@code loader} is null
+     */
     public CacheBuilder<K, V> loader(CacheLoader<? super K, V> loader) {
         this.loader = Objects.requireNonNull(loader, "loader");
         return this;
@@ -140,6 +161,7 @@ public final class CacheBuilder<K, V> {
      *               descendant of it, the capacity is charged once, through the manager's reservation (which
      *               already counts here). Default: none beyond the capacity
      * @return this builder
+     * @throws NullPointerException if {@code budget} is null
      */
     public CacheBuilder<K, V> budget(Budget budget) {
         this.budget = Objects.requireNonNull(budget, "budget");
@@ -153,13 +175,19 @@ public final class CacheBuilder<K, V> {
      *                the capacity counts against both, but once against a budget that is the manager's own
      *                or one of its ancestors
      * @return this builder
+     * @throws NullPointerException if {@code manager} is null
      */
     public CacheBuilder<K, V> memoryManager(MemoryManager manager) {
         this.memoryManager = Objects.requireNonNull(manager, "memoryManager");
         return this;
     }
 
-    /** @param name names the cache in its MBean, its budget and its messages @return this builder */
+    /**
+     * @param name names the cache in its MBean, its budget and its messages
+     * @return this builder
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
     public CacheBuilder<K, V> name(String name) {
         Objects.requireNonNull(name, "name");
         if (name.isBlank()) {

@@ -38,6 +38,7 @@ class CacheBadInputTest {
         assertThatThrownBy(() -> builder.expireAfterWrite(Duration.ZERO)).hasMessageContaining("expireAfterWrite");
         assertThatThrownBy(() -> builder.expireAfterAccess(Duration.ofSeconds(-1))).hasMessageContaining("expireAfterAccess");
         assertThatThrownBy(() -> builder.expireAfterWrite(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> builder.expireAfterAccess(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> builder.name(" ")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.name(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> builder.evictionPolicy(null)).isInstanceOf(NullPointerException.class);
