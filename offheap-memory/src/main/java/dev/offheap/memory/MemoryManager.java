@@ -1861,6 +1861,17 @@ public final class MemoryManager implements AutoCloseable {
         if (named == 0) {
             sb.append("none");
         }
+        // children of the manager's budget draw from it too, leaving fewer pages free: without them a refusal
+        // could say "used 1.0 MiB (0 of 256 pages held); biggest owners: none", naming no one who held the bytes
+        int children = 0;
+        for (Map.Entry<Budget, Long> child : Budget.largestFirst(budget.children(), Budget::reserved)) {
+            if (children == OWNERS_NAMED_IN_MESSAGES || child.getValue() == 0) {
+                break;
+            }
+            sb.append(children == 0 ? "; child budgets: " : ", ").append(child.getKey().name()).append(' ')
+                    .append(ByteSize.format(child.getValue()));
+            children++;
+        }
         sb.append("; spill callbacks asked: ").append(asked.isEmpty() ? "none" : String.join(", ", asked));
         return new BudgetExceededException(sb.toString(), budget.path(), bytes, totalBytes, used);
     }
