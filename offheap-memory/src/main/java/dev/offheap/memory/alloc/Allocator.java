@@ -51,7 +51,8 @@ public interface Allocator extends Arena {
      * @throws IllegalArgumentException if {@code byteSize} is negative or {@code byteAlignment} is not
      *                                  a positive power of two
      * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
-     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalStateException    if the allocator is closed, or the budget it must charge for the memory is
+     *                                  (closed before or after the allocator was built)
      * @throws OutOfMemoryError         if the system has no memory left
      */
     @Override
@@ -65,7 +66,8 @@ public interface Allocator extends Arena {
      * @return a segment of exactly {@code byteSize} bytes whose contents are undefined
      * @throws IllegalArgumentException if {@code byteSize} is negative
      * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
-     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalStateException    if the allocator is closed, or the budget it must charge for the memory is
+     *                                  (closed before or after the allocator was built)
      * @throws OutOfMemoryError         if the system has no memory left
      */
     default MemorySegment allocateUninitialized(long byteSize) {
@@ -81,7 +83,8 @@ public interface Allocator extends Arena {
      * @throws IllegalArgumentException if {@code byteSize} is negative or {@code byteAlignment} is not
      *                                  a positive power of two
      * @throws dev.offheap.memory.BudgetExceededException if the allocator's budget refuses the memory
-     * @throws IllegalStateException    if the allocator is closed
+     * @throws IllegalStateException    if the allocator is closed, or the budget it must charge for the memory is
+     *                                  (closed before or after the allocator was built)
      * @throws OutOfMemoryError         if the system has no memory left
      */
     MemorySegment allocateUninitialized(long byteSize, long byteAlignment);

@@ -1224,7 +1224,8 @@ public final class PooledAllocator implements Allocator {
 
         /**
          * @param budget charged per 64 KiB unit of footprint (see the class description); refusals throw
-         *               {@link BudgetExceededException}. Null for none.
+         *               {@link BudgetExceededException}. Null for none. A closed budget is taken, and every
+         *               request that must charge it then throws {@link IllegalStateException} naming it
          * @return this builder
          * @throws IllegalArgumentException if {@code budget} is a memory manager's own budget
          *         ({@link dev.offheap.memory.MemoryManager#budget()}), which only its manager may reserve from;

@@ -189,7 +189,8 @@ public final class StackAllocator implements AutoCloseable {
      * stack: Java allows no static and instance method of the same signature.)
      *
      * @return the new innermost frame of this thread; close it (try-with-resources) to pop it
-     * @throws IllegalStateException   if this allocator is closed
+     * @throws IllegalStateException   if this allocator is closed, or the thread has no stack yet and the budget is
+     *                                 closed
      * @throws BudgetExceededException if the thread has no stack yet and the budget refuses one
      */
     public Frame pushFrame() {
@@ -848,7 +849,8 @@ public final class StackAllocator implements AutoCloseable {
          * @return a segment of exactly {@code byteSize} zero bytes, valid until this frame is closed
          * @throws IllegalArgumentException if the size is negative or the alignment not a positive power of two
          * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
-         *                                  or its stack allocator is closed
+         *                                  or its stack allocator is closed, or the stack must grow and its budget
+         *                                  is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
          * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
@@ -866,7 +868,8 @@ public final class StackAllocator implements AutoCloseable {
          * @return a segment of exactly {@code byteSize} bytes, 16-byte aligned, with undefined contents
          * @throws IllegalArgumentException if the size is negative
          * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
-         *                                  or its stack allocator is closed
+         *                                  or its stack allocator is closed, or the stack must grow and its budget
+         *                                  is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
          * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
@@ -884,7 +887,8 @@ public final class StackAllocator implements AutoCloseable {
          * @return a segment of exactly {@code byteSize} bytes with undefined contents
          * @throws IllegalArgumentException if the size is negative or the alignment not a positive power of two
          * @throws IllegalStateException    if this frame is closed, or is not the thread's innermost open frame,
-         *                                  or its stack allocator is closed
+         *                                  or its stack allocator is closed, or the stack must grow and its budget
+         *                                  is closed
          * @throws WrongThreadException     if called from a thread other than the one that pushed the frame
          * @throws BudgetExceededException  if the stack must grow and its budget refuses
          * @throws OutOfMemoryError         if the stack must grow and the system has no memory for it, or
@@ -1146,7 +1150,8 @@ public final class StackAllocator implements AutoCloseable {
 
         /**
          * @param budget charged each thread's stack and every chunk it grows by; refusals throw
-         *               {@link BudgetExceededException}. Null for none.
+         *               {@link BudgetExceededException}. Null for none. A closed budget is taken, and every
+         *               request that must charge it then throws {@link IllegalStateException} naming it
          * @return this builder
          * @throws IllegalArgumentException if {@code budget} is a memory manager's own budget
          *         ({@link dev.offheap.memory.MemoryManager#budget()}), which only its manager may reserve from;
