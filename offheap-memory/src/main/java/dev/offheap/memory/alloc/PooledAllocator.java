@@ -85,7 +85,10 @@ import javax.management.ObjectName;
  * segment has a scope of its own that {@link #free} closes, so a use after free throws.
  *
  * <h2>Threading</h2>
- * All methods are thread-safe. Segments are accessible from every thread. {@link #trim()} returns the
+ * All methods are thread-safe. Segments are accessible from every thread, but for a block in a page of a
+ * {@link dev.offheap.memory.PageAccess#CONFINED} {@linkplain Builder#memoryManager memory manager}: it has the
+ * page's scope, so only the allocating thread may access it (others get {@link WrongThreadException}), while
+ * any thread may still free it. {@link #trim()} returns the
  * calling thread's cache and those of ended threads; the caches of other live threads (at most 128
  * KiB per size class each, but at least 8 blocks: up to 512 KiB in the 64 KiB class) stay with them
  * until they overflow, or until those threads end.
