@@ -13,7 +13,8 @@ public final class ValueTooLargeException extends IllegalArgumentException {
      */
     public ValueTooLargeException(long entryBytes, long limitBytes) {
         super("an entry of " + entryBytes + " bytes is larger than this cache's limit of " + limitBytes
-                + " bytes per entry (CacheBuilder.maxEntryBytes)");
+                + " bytes per entry (CacheBuilder.maxEntryBytes; by default, and always under JCache, a sixteenth"
+                + " of the cache's capacity)");
         this.entryBytes = entryBytes;
         this.limitBytes = limitBytes;
     }

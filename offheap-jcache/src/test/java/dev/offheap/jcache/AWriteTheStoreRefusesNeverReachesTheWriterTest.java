@@ -137,7 +137,9 @@ class AWriteTheStoreRefusesNeverReachesTheWriterTest extends JCacheTestBase {
     void aPutOfAValueOverTheLimitIsRefusedBeforeTheWriterWritesIt() {
         Cache<String, Object> cache = cacheWithOld("put");
 
-        assertThat(catchThrowable(() -> cache.put("k", TOO_LARGE))).isInstanceOf(ValueTooLargeException.class);
+        assertThat(catchThrowable(() -> cache.put("k", TOO_LARGE))).isInstanceOf(ValueTooLargeException.class)
+                .as("the limit a JCache user can change: the capacity, not a builder setting out of reach")
+                .hasMessageContaining("under JCache, a sixteenth of the cache's capacity");
 
         assertThat(written).isEmpty();
         assertThat(cache.get("k")).isEqualTo("old");

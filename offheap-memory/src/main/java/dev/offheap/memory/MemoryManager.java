@@ -326,6 +326,12 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * Allocates one page for {@code owner}.
      *
+     * <p>The manager keeps a record of each owner it has seen (its pages and reserved bytes, its spill
+     * callback; shown by {@link #usageByOwner()}, the MBean and {@code offheap inspect}) until
+     * {@link #releaseAll(Object)} forgets it, also once the owner has released every page, or when its
+     * request was refused: call {@code releaseAll} when an owner is done, or use a few long-lived owners
+     * (a component, an operator) rather than a new one per request, whose records would add up.
+     *
      * @param owner who holds the page; compared with {@code equals}
      * @return a segment of exactly {@link #pageSize()} bytes; its content is unspecified (zero for
      * memory never used, a previous owner's bytes for a reused page; for a {@link MemoryType#MAPPED} manager
@@ -544,7 +550,8 @@ public final class MemoryManager implements AutoCloseable {
     }
 
     /**
-     * Releases every page and reservation of {@code owner} and forgets its spill callback. Pages
+     * Releases every page and reservation of {@code owner} and forgets the owner: its record and its spill
+     * callback. Pages
      * confined to another live thread are quarantined (see the class description), and so are
      * {@link PageAccess#SHARED} pages a native call holds (their scope is acquired) until the call
      * returned and they are released or needed. Does nothing for
