@@ -231,9 +231,9 @@ public final class Segments {
     }
 
     /**
-     * Sets {@code length} bytes from {@code offset} to {@code value}. Native regions of 1 KiB and more
-     * are written with vector stores, the rest with {@link MemorySegment#fill(byte)}, which stores a few
-     * bytes at a time beyond its smallest sizes. Every store goes through the JDK's accessors, never
+     * Sets {@code length} bytes from {@code offset} to {@code value}. Native regions from 1 KiB up to
+     * 1 MiB are written with vector stores, the rest with {@link MemorySegment#fill(byte)} (which stores
+     * a few bytes at a time at middle sizes, and is the faster on the largest regions). Every store goes through the JDK's accessors, never
      * through a native function: a store to memory backed by a file past its end (the file was
      * truncated, or a sparse file's disk is full) fails with the JDK's {@link InternalError}, whatever
      * kind the segment says it is, and does not crash the JVM.

@@ -29,6 +29,8 @@ public final class SegmentKernels extends SegmentKernel {
 
     /** From this length on, {@link #fill} writes native regions with a loop of 8-byte stores. */
     public static final long VECTOR_FILL_FROM = 1024;
+    /** From this length on, {@link #fill} hands native regions back to {@link MemorySegment#fill}. */
+    public static final long STUB_FILL_FROM = 1L << 20;
     /** From this length on, comparisons use the JDK's vectorized {@code mismatch}. */
     private static final long MISMATCH_THRESHOLD = 64;
 
@@ -302,6 +304,10 @@ public final class SegmentKernels extends SegmentKernel {
      * allocate + touch + free, alternating one-fork runs); below 1 KiB the loop's fixed cost made it
      * slower (31-33 against 24-25 ns at 128 and 256 B). The loop stores through the segment, so scope
      * and bounds are checked.
+     * From {@link #STUB_FILL_FROM} on {@link MemorySegment#fill} is used again: at 256 MiB the JDK's
+     * fill stub measured 0.91x of {@code memset}'s bandwidth against the loop's 0.82x (full mode, 2 forks,
+     * on a quiet machine; {@code docs/benchmarks/segments-fill}), and it turns a fault into an
+     * {@link InternalError} as the accessors do.
      * No size goes to {@code memset} through the Linker, although it was faster on very large regions:
      * memory backed by a file is not always a segment that says it is mapped (a segment over a view of a
      * {@code MappedByteBuffer}, one that {@code reinterpret} made, a mapped manager's pages), and a store
@@ -312,7 +318,7 @@ public final class SegmentKernels extends SegmentKernel {
     public void fill(MemorySegment s, long offset, long length, byte value) {
         checkRange(s, offset, length);
         MemorySegment region = s.asSlice(offset, length);
-        if (length >= VECTOR_FILL_FROM && region.isNative() && !region.isReadOnly()) {
+        if (length >= VECTOR_FILL_FROM && length < STUB_FILL_FROM && region.isNative() && !region.isReadOnly()) {
             fillByLongs(region, value);
         } else {
             region.fill(value);
