@@ -259,7 +259,7 @@ public final class OfferServer implements AutoCloseable {
 
     /**
      * Answers a GET or HEAD of {@code path} with the text {@code body} makes; 500 naming the failure when it
-     * throws. Package-private for tests.
+     * throws (an Error too, which is thrown on after the answer). Package-private for tests.
      */
     static void answerText(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
         if (!e.getRequestURI().getPath().equals(path)) {
@@ -278,6 +278,11 @@ public final class OfferServer implements AutoCloseable {
             // would see a reset, not what went wrong
             respond(e, 500, "text/plain; charset=utf-8", "building " + path + " failed: " + ex + "\n");
             return;
+        } catch (Error ex) {
+            // an OutOfMemoryError, say: as for a load, the JDK's server lets an Error end the request thread and
+            // leaves the connection open without an answer; it is answered, then ends the thread as before
+            respond(e, 500, "text/plain; charset=utf-8", "building " + path + " failed: " + ex + "\n");
+            throw ex;
         }
         respond(e, 200, contentType, text);
     }
