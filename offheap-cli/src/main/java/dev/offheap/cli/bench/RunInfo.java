@@ -179,6 +179,22 @@ public record RunInfo(String command, String date, String cpu, int cores, String
     }
 
     /**
+     * @return the memory this process's children may use, in bytes: the smaller of the machine's
+     *         ({@link #physicalMemoryBytes()}) and what the JDK sees, which is a container's memory limit where
+     *         there is one; -1 when neither says
+     */
+    public static long memoryLimitBytes() {
+        long machine = physicalMemoryBytes();
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            long seen = os.getTotalMemorySize();
+            if (seen > 0) {
+                return machine < 0 ? seen : Math.min(machine, seen);
+            }
+        }
+        return machine;
+    }
+
+    /**
      * @return this machine's memory in bytes ({@code MemTotal} of /proc/meminfo, else what the JDK's
      *         OperatingSystemMXBean says), or -1 when neither says
      */

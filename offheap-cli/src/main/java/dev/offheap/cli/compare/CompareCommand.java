@@ -109,7 +109,6 @@ public final class CompareCommand implements Command {
     @Override
     public void run(List<String> argv, PrintStream out, PrintStream err) throws UsageException, CommandException {
         CompareOptions o = CompareOptions.parse(argv);
-        checkHeapsFit(o, RunInfo.physicalMemoryBytes());
         String heaps = heapSummary(o);
         int settings = o.valueSizes().size() * o.maxEntries().size();
         int total = settings * o.variants().size();
@@ -136,6 +135,8 @@ public final class CompareCommand implements Command {
             }
             return;
         }
+        // after the dry run, which may plan a run for a larger machine than this one
+        checkHeapsFit(o, RunInfo.memoryLimitBytes());
         try {
             Files.createDirectories(o.out());
         } catch (IOException e) {
@@ -262,7 +263,8 @@ public final class CompareCommand implements Command {
      * failed after the database was built, instead of saying what to change.
      *
      * @param o the options
-     * @param machineBytes the machine's memory in bytes, or a negative number when unknown (nothing checked)
+     * @param machineBytes the memory the variant JVMs may use (the machine's, or its container's limit), in bytes,
+     *                     or a negative number when unknown (nothing checked)
      * @throws UsageException naming the first setting whose heap does not fit
      */
     static void checkHeapsFit(CompareOptions o, long machineBytes) throws UsageException {

@@ -44,4 +44,13 @@ class AHeapLargerThanTheMachineIsAUsageErrorTest {
         assertThat(r.out()).doesNotContain("[1/1]");
         assertThat(dir.resolve("out")).doesNotExist();
     }
+
+    @Test
+    void aDryRunStillPrintsThePlanForALargerMachine() {
+        CliRun r = CliRun.of(new CompareCommand(), "compare", "--variants", "on-heap", "--loader", "memory",
+                "--latency", "0us", "--value-size", "100", "--max-entries", "10", "--requests", "100",
+                "--heap", "4096g", "--dry-run", "--out", dir.resolve("out").toString());
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("-Xmx4194304m");
+    }
 }
