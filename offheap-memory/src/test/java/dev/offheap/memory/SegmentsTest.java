@@ -168,6 +168,36 @@ class SegmentsTest {
         }
     }
 
+    /**
+     * Swaps below the bulk-copy length take one of two element loops, chosen by whether the second segment
+     * is of the first's class (another segment of the same kind, or the same segment) or not: interleaved,
+     * every length with and without a tail of single bytes, both give the reference's bytes.
+     */
+    @ParameterizedTest
+    @MethodSource("kindPairs")
+    void shortSwapsMatchTheReferenceWhetherOrNotTheSecondSegmentIsOfTheFirstsClass(Kind ka, Kind kb) {
+        Random rnd = new Random(31 + ka.ordinal() * 3L + kb.ordinal());
+        MemorySegment a = randomSegment(ka, rnd);
+        MemorySegment sameKind = randomSegment(ka, rnd);
+        MemorySegment other = randomSegment(kb, rnd);
+        for (int n = 1; n < 256; n++) {
+            for (MemorySegment b : new MemorySegment[] {sameKind, other, a}) {
+                int ao = rnd.nextInt(SIZE / 2 - n + 1);
+                // within a, the second region lies in the other half: disjoint
+                int bo = (b == a ? SIZE / 2 : 0) + rnd.nextInt(SIZE / 2 - n + 1);
+                byte[] ea = bytes(a);
+                byte[] eb = b == a ? ea : bytes(b);
+                byte[] oldA = ea.clone();
+                byte[] oldB = eb.clone();
+                System.arraycopy(oldB, bo, ea, ao, n);
+                System.arraycopy(oldA, ao, eb, bo, n);
+                Segments.swap(a, ao, b, bo, n);
+                assertThat(bytes(a)).as("n=%d ao=%d bo=%d b=%s", n, ao, bo, b == a ? "a" : b).isEqualTo(ea);
+                assertThat(bytes(b)).as("n=%d ao=%d bo=%d", n, ao, bo).isEqualTo(eb);
+            }
+        }
+    }
+
     /** Fills of 1 MiB and more (once memset's sizes): same bytes, nothing outside touched. */
     @ParameterizedTest
     @EnumSource(Kind.class)
