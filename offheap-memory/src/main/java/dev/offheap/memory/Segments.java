@@ -20,7 +20,9 @@ import java.util.Objects;
  * copy's loops see one segment class and stay inlined when the program mixes kinds. Arguments
  * that are a second segment (the {@code b} of {@link #compareUnsigned} and {@link #swap}, the
  * {@code dst} of {@link #copy}) are profiled in the copy of the first; mixing at most two
- * classes there stays fast (bimorphic).
+ * classes there stays fast (bimorphic). Short swaps keep a second segment of the first's class apart
+ * from one of another class: the JDK's accessors on a segment whose class the JIT has not pinned down
+ * make calls that a program using all kinds has made megamorphic.
  *
  * <h2>Errors</h2>
  * <ul>
