@@ -2116,8 +2116,9 @@ public final class MemoryManager implements AutoCloseable {
                 boolean fresh = opened.created() != null || size == 0;
                 if (!fresh) {
                     // Judged before anything of it changes: a file that is not a manager's (a wrong path to someone's
-                    // data) is refused as it is, never grown, reserved, truncated or written.
-                    MappedFileHeader.check(channel, absolute, bytes);
+                    // data) is refused as it is, never grown, reserved, truncated or written. One that holds a header
+                    // and no page (its build was killed right after writing it) is made again.
+                    fresh = MappedFileHeader.check(channel, absolute, bytes);
                 }
                 grewEmptyFile = opened.created() == null && size == 0;
                 if (fresh) {

@@ -193,4 +193,31 @@ class AFileThatIsNotAManagersIsRefusedUntouchedTest {
             manager.release(page);
         }
     }
+
+    @Test
+    void aFileWithOnlyTheHeaderOfAKilledBuildServesABuildOfALargerTotalAndSaysSo() throws Exception {
+        Path file = tempDir.resolve("pages.bin");
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            MappedFileHeader.write(channel, 4096, MIB);
+        }
+        try (MemoryManager larger = mapped(file, 2 * MIB).build()) {
+            assertThat(larger.totalPages()).as("no page was ever in the file: it is made again").isEqualTo(512);
+            assertThat(Files.size(file)).isEqualTo(4096 + 2 * MIB);
+        }
+        try (MemoryManager again = mapped(file, 2 * MIB).build()) {
+            assertThat(again.totalPages()).as("the header now says 2 MiB").isEqualTo(512);
+        }
+    }
+
+    @Test
+    void aHeaderCutShortIsRefusedAsSuchAndKeepsEveryByte() throws Exception {
+        Path file = tempDir.resolve("pages.bin");
+        Files.write(file, "OFFHEAPM".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        Files.setLastModifiedTime(file, FileTime.fromMillis(1_000_000_000_000L));
+        byte[] before = Files.readAllBytes(file);
+        assertThatThrownBy(() -> mapped(file, MIB).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(file.toString()).hasMessageContaining("header cut short at 8 bytes")
+                .hasMessageContaining("delete it");
+        assertUnchanged(file, before);
+    }
 }

@@ -80,16 +80,19 @@ public final class MappedFileHeader {
      * can be used, made for at least {@code total} bytes of pages. Reads only; nothing of the file changes.
      *
      * <p>A file shorter than its header says (a build killed while it grew the file: it writes the header first)
-     * is not refused here: the build grows it.
+     * is not refused here: the build grows it. A file that holds its header and nothing more (a build killed
+     * right after writing it) holds no page, so any build may make it again, whatever total it was made for.
      *
      * @param channel the file, open for reading
      * @param file    its path, for the messages
      * @param total   the total size in bytes that the manager being built needs, without the header
+     * @return whether the file holds a valid header and no page byte, so that the build should make it again
+     *         (write its own header) as it makes an empty file
      * @throws IOException              if the file cannot be read
      * @throws IllegalArgumentException if the file is not a manager's (no magic), its header is of another format
      *                                  version or has sizes that cannot be used, or it was made for a smaller total
      */
-    public static void check(FileChannel channel, Path file, long total) throws IOException {
+    public static boolean check(FileChannel channel, Path file, long total) throws IOException {
         long size = channel.size();
         ByteBuffer header = ByteBuffer.allocate((int) Math.min(FIELDS, size)).order(ByteOrder.LITTLE_ENDIAN);
         while (header.hasRemaining()) {
@@ -100,6 +103,11 @@ public final class MappedFileHeader {
         header.flip();
         byte[] first = new byte[Math.min(MAGIC.length, header.limit())];
         header.get(0, first);
+        if (header.limit() < FIELDS && Arrays.equals(first, MAGIC)) {
+            throw new IllegalArgumentException("mapped file " + file + " starts with a memory manager's header cut short"
+                    + " at " + size + " bytes (a build stopped, or the machine crashed, while it was written): it holds no"
+                    + " page; delete it, and the next build makes it again");
+        }
         if (header.limit() < FIELDS || !Arrays.equals(first, MAGIC)) {
             throw new IllegalArgumentException("mapped file " + file + " is not a memory manager's file: its first bytes"
                     + " are not the header a manager writes (it holds " + size + " bytes, starting "
@@ -125,10 +133,14 @@ public final class MappedFileHeader {
                     + " page size from " + MIN_PAGE_SIZE + " to " + MAX_PAGE_SIZE + ", a positive total that is a multiple"
                     + " of it, and 0): the header is damaged; name another file, or delete it if it is yours to lose");
         }
+        if (size <= BYTES) {
+            return true;
+        }
         if (madeFor < total) {
             throw new IllegalArgumentException("mapped file " + file + " was made for a memory manager of " + madeFor
                     + " bytes of pages, less than the " + total + " bytes this one needs; configure " + madeFor
                     + " bytes or less, name another file, or delete it if its pages are yours to lose");
         }
+        return false;
     }
 }
