@@ -175,8 +175,8 @@ public final class OfferServer implements AutoCloseable {
         // a context takes every path that starts with its own (/stats takes /statsXYZ and /stats/x too), so
         // each handler answers its exact path and leaves the rest to notFound
         http.createContext("/offers/", s::offer);
-        http.createContext("/stats", e -> s.text(e, "/stats", "application/json", () -> JsonWriter.write(s.stats())));
-        http.createContext("/metrics", e -> s.text(e, "/metrics", "text/plain; version=0.0.4; charset=utf-8",
+        http.createContext("/stats", e -> answerText(e, "/stats", "application/json", () -> JsonWriter.write(s.stats())));
+        http.createContext("/metrics", e -> answerText(e, "/metrics", "text/plain; version=0.0.4; charset=utf-8",
                 s::metrics));
         http.createContext("/", OfferServer::notFound);
         http.setExecutor(executor);
@@ -253,10 +253,6 @@ public final class OfferServer implements AutoCloseable {
                 : quote + id.substring(0, SHOWN_ID_CHARS) + "..." + quote + " (" + id.length() + " characters)";
     }
 
-    private void text(HttpExchange e, String path, String contentType, Supplier<String> body) throws IOException {
-        answerText(e, path, contentType, body);
-    }
-
     /**
      * Answers a GET or HEAD of {@code path} with the text {@code body} makes; 500 naming the failure when it
      * throws (an Error too, which is thrown on after the answer). Package-private for tests.
@@ -273,16 +269,15 @@ public final class OfferServer implements AutoCloseable {
         String text;
         try {
             text = body.get();
-        } catch (RuntimeException ex) {
-            // the JDK's server closes the connection without an answer when a handler throws: the client
-            // would see a reset, not what went wrong
+        } catch (RuntimeException | Error ex) {
+            // the JDK's server closes the connection without an answer when a handler throws (and leaves it open
+            // without one for an Error, an OutOfMemoryError say): the client would not see what went wrong. An
+            // Error, once answered, still ends the request thread, as for a load
             respond(e, 500, "text/plain; charset=utf-8", "building " + path + " failed: " + ex + "\n");
+            if (ex instanceof Error error) {
+                throw error;
+            }
             return;
-        } catch (Error ex) {
-            // an OutOfMemoryError, say: as for a load, the JDK's server lets an Error end the request thread and
-            // leaves the connection open without an answer; it is answered, then ends the thread as before
-            respond(e, 500, "text/plain; charset=utf-8", "building " + path + " failed: " + ex + "\n");
-            throw ex;
         }
         respond(e, 200, contentType, text);
     }

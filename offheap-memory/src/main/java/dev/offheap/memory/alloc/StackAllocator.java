@@ -472,9 +472,8 @@ public final class StackAllocator implements AutoCloseable {
         Thread t = Thread.currentThread();
         ThreadStack s = stackTable[(int) t.threadId() & (STACK_TABLE_SIZE - 1)];
         if (s != null && s.owner == t) {
-            ThreadStack cached = lastStack;
             // FULL mode caches none: a test of the cache here would take the lock on every push
-            if (debug != DebugMode.FULL && (cached == null || cached.isFreed() || !cached.thread.isAlive())) {
+            if (debug != DebugMode.FULL && isFreeToCache(lastStack)) {
                 synchronized (stacks) {
                     cacheLocked(s);
                 }
@@ -486,12 +485,15 @@ public final class StackAllocator implements AutoCloseable {
 
     /** Makes {@code s} the {@link #lastStack} if that is free (see there). Holds stacks. */
     private void cacheLocked(ThreadStack s) {
-        ThreadStack cached = lastStack;
         // not after close, which cleared it: the stacks it freed are all marked, but a stack made later is not
-        if (debug != DebugMode.FULL && !closed && !s.isFreed()
-                && (cached == null || cached.isFreed() || !cached.thread.isAlive())) {
+        if (debug != DebugMode.FULL && !closed && !s.isFreed() && isFreeToCache(lastStack)) {
             lastStack = s;
         }
+    }
+
+    /** @return whether the {@link #lastStack} slot, holding {@code cached}, may be taken: empty, freed or of an ended thread */
+    private static boolean isFreeToCache(ThreadStack cached) {
+        return cached == null || cached.isFreed() || !cached.thread.isAlive();
     }
 
     private ThreadStack stackSlow(Thread t) {

@@ -92,6 +92,18 @@ public final class SegmentKernelCopies {
         // Slots are claimed in order and never change: once the last is claimed (read first, so that the
         // volatile reads below see the earlier claims) a class that is in none of them never will be.
         Class<?> last = c3;
+        SegmentKernel claimed = claimedBy(segmentClass, last);
+        if (claimed != null) {
+            return claimed;
+        }
+        if (last != null) {
+            return SHARED;
+        }
+        return claim(segmentClass);
+    }
+
+    /** @return the copy of a slot {@code segmentClass} holds (slot 3 as read into {@code last}), or null */
+    private static SegmentKernel claimedBy(Class<?> segmentClass, Class<?> last) {
         if (segmentClass == c0) {
             return K0;
         }
@@ -104,24 +116,14 @@ public final class SegmentKernelCopies {
         if (segmentClass == last) {
             return K3;
         }
-        if (last != null) {
-            return SHARED;
-        }
-        return claim(segmentClass);
+        return null;
     }
 
     private static synchronized SegmentKernel claim(Class<?> segmentClass) {
-        if (segmentClass == c0) {
-            return K0;
-        }
-        if (segmentClass == c1) {
-            return K1;
-        }
-        if (segmentClass == c2) {
-            return K2;
-        }
-        if (segmentClass == c3) {
-            return K3;
+        // again under the lock: another thread may have claimed a slot for this class meanwhile
+        SegmentKernel claimed = claimedBy(segmentClass, c3);
+        if (claimed != null) {
+            return claimed;
         }
         if (c0 == null) {
             c0 = segmentClass;
