@@ -7,6 +7,7 @@ import dev.offheap.memory.internal.PageAllocationFailedEvent;
 import dev.offheap.memory.internal.PlatformMBeans;
 import dev.offheap.memory.internal.SlotStack;
 import dev.offheap.memory.internal.SpillEvent;
+import dev.offheap.memory.internal.VirtualMemory;
 
 import javax.management.ObjectName;
 import java.io.IOException;
@@ -2506,18 +2507,26 @@ public final class MemoryManager implements AutoCloseable {
 
         void releaseRetained() {
             if (retained.decrementAndGet() == 0) {
-                arena.close();
-                if (file != null) {
-                    try {
-                        file.close();
-                    } catch (IOException e) {
-                        LOG.log(System.Logger.Level.DEBUG, "could not close a mapped file", e);
-                    }
-                    if (lock != null) {
-                        lock.close();
-                    }
-                    releaseMappedFile(fileKey);
+                if (file == null) {
+                    // Native memory: freed a grace period from now, its physical memory given back at once.
+                    // Every page's scope is closed by now, but an access may still slip past such a close
+                    // (VirtualMemory.RELEASE_GRACE_MILLIS says why): it must find the memory still there.
+                    VirtualMemory.purgeWholePages(memory);
+                    VirtualMemory.afterGrace(arena::close);
+                    return;
                 }
+                // a mapped file's mapping goes now: kept, it would hold the file (its lock and its entry in
+                // MAPPED_FILES) past the manager's close, and refuse a new manager on it for the grace
+                arena.close();
+                try {
+                    file.close();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "could not close a mapped file", e);
+                }
+                if (lock != null) {
+                    lock.close();
+                }
+                releaseMappedFile(fileKey);
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.internal.VirtualMemory;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -18,7 +20,8 @@ import java.util.Objects;
  * zero without being written, and takes physical memory only as it is first touched.
  *
  * <p>Regions under {@link #HUGE_PAGE_BYTES}, and every region on systems other than Linux, come from
- * {@code arena.allocate} instead. The memory lives as long as the arena: closing it unmaps the region,
+ * {@code arena.allocate} instead. The memory lives as long as the arena: closing it gives the region back
+ * (its physical memory at once, its address range a second later),
  * and every segment of it throws {@link IllegalStateException} on access from then on.
  *
  * <p>Native Memory Tracking does not see mapped regions (it counts the JVM's own allocations, among
@@ -75,10 +78,11 @@ public final class LargeRegions {
         }
     }
 
-    // reinterpret is restricted: the range was just mapped with at least this size, and is unmapped only
-    // by the arena's close, after which no segment of it can be used.
+    // reinterpret is restricted: the range was just mapped with at least this size, and is given back only
+    // by the arena's close, after which no segment of it can be used (released, not unmapped at once: an
+    // access may still slip past a shared arena's close, see VirtualMemory.RELEASE_GRACE_MILLIS).
     @SuppressWarnings("restricted")
     private static MemorySegment bind(long address, long bytes, long mapped, Arena arena) {
-        return MemorySegment.ofAddress(address).reinterpret(bytes, arena, segment -> VirtualMemory.unmap(address, mapped));
+        return MemorySegment.ofAddress(address).reinterpret(bytes, arena, segment -> VirtualMemory.release(address, mapped));
     }
 }

@@ -1,5 +1,7 @@
 package dev.offheap.memory.alloc;
 
+import dev.offheap.memory.internal.Failures;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -172,7 +174,7 @@ class NativeFunctions {
         try {
             return isMimalloc ? (long) Mimalloc.MALLOC.invokeExact(size) : (long) Libc.MALLOC.invokeExact(size);
         } catch (Throwable e) {
-            throw rethrow(e);
+            throw Failures.nativeCallFailed(e);
         }
     }
 
@@ -180,7 +182,7 @@ class NativeFunctions {
         try {
             return isMimalloc ? (long) Mimalloc.CALLOC.invokeExact(1L, size) : (long) Libc.CALLOC.invokeExact(1L, size);
         } catch (Throwable e) {
-            throw rethrow(e);
+            throw Failures.nativeCallFailed(e);
         }
     }
 
@@ -197,7 +199,7 @@ class NativeFunctions {
             long rounded = (size + alignment - 1) & -alignment;
             return (long) Libc.ALIGNED_ALLOC.invokeExact(alignment, rounded);
         } catch (Throwable e) {
-            throw rethrow(e);
+            throw Failures.nativeCallFailed(e);
         }
     }
 
@@ -209,7 +211,7 @@ class NativeFunctions {
         try {
             return (long) Mimalloc.ZALLOC_ALIGNED.invokeExact(size, alignment);
         } catch (Throwable e) {
-            throw rethrow(e);
+            throw Failures.nativeCallFailed(e);
         }
     }
 
@@ -221,17 +223,7 @@ class NativeFunctions {
                 Libc.FREE.invokeExact(address);
             }
         } catch (Throwable e) {
-            throw rethrow(e);
+            throw Failures.nativeCallFailed(e);
         }
-    }
-
-    static RuntimeException rethrow(Throwable e) {
-        if (e instanceof RuntimeException r) {
-            throw r;
-        }
-        if (e instanceof Error err) {
-            throw err;
-        }
-        throw new IllegalStateException("native call failed", e);
     }
 }

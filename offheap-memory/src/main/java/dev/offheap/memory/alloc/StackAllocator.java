@@ -4,6 +4,7 @@ import dev.offheap.memory.internal.Failures;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.internal.PlatformMBeans;
+import dev.offheap.memory.internal.VirtualMemory;
 
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
@@ -63,6 +64,13 @@ public final class StackAllocator implements AutoCloseable {
     private static final int SWEEP_EVERY_NEW_STACKS = 64;
     /** Chunks are allocated with this alignment, so alignments up to it need no address arithmetic. */
     private static final long CHUNK_ALIGNMENT = 4096;
+
+    // reinterpret is restricted: the view covers exactly the memory's bytes, and the memory lives until a
+    // grace period after the view's scope closes.
+    @SuppressWarnings("restricted")
+    private static MemorySegment view(MemorySegment memory, Arena scope) {
+        return MemorySegment.ofAddress(memory.address()).reinterpret(memory.byteSize(), scope, null);
+    }
 
     private final String name;
     private final long stackSize;
@@ -591,6 +599,7 @@ public final class StackAllocator implements AutoCloseable {
         } catch (IllegalStateException e) {
             return false;
         }
+        s.freeMemoryAfterGrace();
         long bytes = s.bytes.get();
         if (budget != null && bytes > 0) {
             budget.release(bytes);
@@ -607,6 +616,7 @@ public final class StackAllocator implements AutoCloseable {
         // the action must not reach the thread, or it would never run: it holds the allocator, which holds
         // no stack of a thread it retains (close took them all), only their byte counts
         Arena arena = s.arena;
+        Arena memory = s.memory;
         Budget charged = budget;
         AtomicLong chunkBytes = s.bytes;
         StackAllocator allocator = this;
@@ -616,6 +626,7 @@ public final class StackAllocator implements AutoCloseable {
         try {
             RetainedStacks.CLEANER.register(s.thread, () -> {
                 arena.close();
+                VirtualMemory.afterGrace(memory::close);
                 try {
                     // read when the memory goes: the thread may have grown its stack after close
                     long bytes = chunkBytes.get();
@@ -656,7 +667,13 @@ public final class StackAllocator implements AutoCloseable {
     /** One thread's stack: chunks of native memory in one shared arena, and the stack pointer. */
     private final class ThreadStack {
         final Thread thread;
+        /** The scope of every segment the stack hands out; closing it makes them all inaccessible. */
         final Arena arena = Arena.ofShared();
+        /**
+         * Owns the chunks' memory, which {@link #arena} only views: it is freed a grace period after
+         * {@link #arena} closes, as an access may still slip past that close ({@link VirtualMemory#RELEASE_GRACE_MILLIS}).
+         */
+        final Arena memory = Arena.ofShared();
         MemorySegment[] chunks = new MemorySegment[2];
         int chunkCount;
         int chunkIndex;
@@ -758,7 +775,7 @@ public final class StackAllocator implements AutoCloseable {
             }
             MemorySegment chunk;
             try {
-                chunk = arena.allocate(size, CHUNK_ALIGNMENT);
+                chunk = view(memory.allocate(size, CHUNK_ALIGNMENT), arena);
             } catch (RuntimeException | Error e) {
                 if (budget != null) {
                     budget.release(size);
@@ -771,6 +788,11 @@ public final class StackAllocator implements AutoCloseable {
             chunks[chunkCount++] = chunk;
             bytes.addAndGet(size);
             return chunk;
+        }
+
+        /** Frees the chunks' memory a grace period from now; call it once {@link #arena} is closed. */
+        void freeMemoryAfterGrace() {
+            VirtualMemory.afterGrace(memory::close);
         }
 
         /** Moves the stack pointer to a chunk that fits {@code size} bytes at {@code alignment}. @return the new offset */

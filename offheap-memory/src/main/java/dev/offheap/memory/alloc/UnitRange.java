@@ -2,6 +2,7 @@ package dev.offheap.memory.alloc;
 
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
+import dev.offheap.memory.internal.VirtualMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -298,7 +299,8 @@ final class UnitRange {
             return;
         }
         closed = true;
-        VirtualMemory.unmap(base, capacityBytes);
+        // released, not unmapped at once: a segment's access may still slip past its arena's close (see there)
+        VirtualMemory.release(base, capacityBytes);
         if (budget != null && footprintUnits > 0) {
             budget.release(footprintUnits << UNIT_SHIFT);
         }

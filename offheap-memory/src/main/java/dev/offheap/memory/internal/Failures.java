@@ -84,6 +84,24 @@ public final class Failures {
         }
     }
 
+    /**
+     * Rethrows what a downcall's {@code invokeExact} threw: a RuntimeException or an Error as it is,
+     * anything else (the checked Throwable the method handle declares) wrapped.
+     *
+     * @param failure what the call threw
+     * @return never returns; declared so that callers can write {@code throw Failures.nativeCallFailed(e)}
+     * @throws IllegalStateException wrapping {@code failure} if it is checked
+     */
+    public static RuntimeException nativeCallFailed(Throwable failure) {
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error err) {
+            throw err;
+        }
+        throw new IllegalStateException("native call failed", failure);
+    }
+
     @SuppressWarnings("unchecked")
     private static <T extends Throwable> T unchecked(Throwable t) throws T {
         throw (T) t;

@@ -1,0 +1,149 @@
+package dev.offheap.memory.alloc;
+
+import dev.offheap.memory.MemoryManager;
+import dev.offheap.memory.MemoryType;
+import dev.offheap.memory.internal.VirtualMemory;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Memory that a structure frees right after closing the shared arena of its segments stays there for a
+ * grace period first ({@link VirtualMemory#RELEASE_GRACE_MILLIS}). A shared arena's close can let a thread
+ * that is inside an access make one more load or store after the close returns (JDK-8364167): over
+ * unmapped memory that one access kills the JVM. These tests read and write straight at the old
+ * addresses, as only such a straggler would, inside the grace, and see the memory go after it.
+ */
+class FreedMemoryOutlivesItsScopesForAGraceTest {
+
+    /**
+     * A range given back stays mapped for a grace period, purged: an access that slips past its shared
+     * arena's close (JDK-8364167) reads zero or writes into nothing, where an unmapped range would crash
+     * the JVM. Then it is unmapped. Read straight from the address here, as only such an access would.
+     */
+    @Test
+    @SuppressWarnings("restricted")
+    void aClosedAllocatorsRangeStaysMappedAndPurgedThroughTheGraceThenIsUnmapped() throws Exception {
+        Assumptions.assumeTrue(VirtualMemory.LINUX, "purged memory reads zero and /proc/self/maps exists on Linux only");
+        PooledAllocator pool = PooledAllocator.builder().capacity(32L << 20).idleRelease(Duration.ZERO).build();
+        MemorySegment small = pool.allocate(64);
+        MemorySegment large = pool.allocate(1 << 20);
+        small.fill((byte) 7);
+        large.fill((byte) 9);
+        long releasingBefore = VirtualMemory.releasingBytes();
+        pool.close();
+        long closedAt = System.nanoTime();
+        MemorySegment stillMapped = MemorySegment.ofAddress(large.address()).reinterpret(1 << 20);
+        MemorySegment smallStillMapped = MemorySegment.ofAddress(small.address()).reinterpret(64);
+        assertThat(stillMapped.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
+        assertThat(smallStillMapped.get(ValueLayout.JAVA_LONG, 8)).isZero();
+        stillMapped.set(ValueLayout.JAVA_LONG, 4096, 42L); // a straggler's store: harmless
+        long elapsedMillis = (System.nanoTime() - closedAt) / 1_000_000;
+        assertThat(elapsedMillis).as("the reads above ran inside the grace").isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
+        assertThat(VirtualMemory.releasingBytes()).isGreaterThanOrEqualTo(releasingBefore + (32L << 20));
+        assertThat(mappingsCovering(large.address())).as("mapped through the grace").isNotEmpty();
+
+        assertThat(eventually(() -> mappingsCovering(large.address()).isEmpty())).as("unmapped after the grace").isTrue();
+    }
+
+    @Test
+    void aLargeRegionOfAClosedArenaIsPurgedAndUnmappedAfterTheGrace() throws Exception {
+        Assumptions.assumeTrue(VirtualMemory.LINUX, "large regions are mapped by the library on Linux only");
+        Arena arena = Arena.ofShared();
+        MemorySegment region = LargeRegions.allocate(4L << 20, arena);
+        region.fill((byte) 3);
+        long address = region.address();
+        arena.close();
+        assertThat(mappingsCovering(address)).as("mapped through the grace").isNotEmpty();
+        assertThat(eventually(() -> mappingsCovering(address).isEmpty())).as("unmapped after the grace").isTrue();
+    }
+
+    /** The lines of /proc/self/maps whose range holds {@code address}. */
+    private static List<String> mappingsCovering(long address) {
+        List<String> covering = new ArrayList<>();
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(Path.of("/proc/self/maps"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        for (String line : lines) {
+            String range = line.substring(0, line.indexOf(' '));
+            int dash = range.indexOf('-');
+            long start = Long.parseUnsignedLong(range.substring(0, dash), 16);
+            long end = Long.parseUnsignedLong(range.substring(dash + 1), 16);
+            if (Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0) {
+                covering.add(line);
+            }
+        }
+        return covering;
+    }
+
+    @Test
+    @SuppressWarnings("restricted")
+    void aClosedManagersNativeChunksArePurgedAtOnceAndFreedAfterTheGrace() throws Exception {
+        Assumptions.assumeTrue(VirtualMemory.LINUX, "purged memory reads zero on Linux only");
+        MemoryManager manager = MemoryManager.builder().name("grace").type(MemoryType.NATIVE).totalSize(32L << 20)
+                .pageSize(64 << 10).registerMBean(false).build();
+        MemorySegment page = manager.allocatePage("owner");
+        page.fill((byte) 5);
+        int waitingBefore = VirtualMemory.freesWaiting();
+        manager.close();
+        long closedAt = System.nanoTime();
+        assertThat(page.scope().isAlive()).as("the page itself is revoked at once").isFalse();
+        // a 16 MiB chunk comes from malloc's own mapping, which free() unmaps: read at once, it must still be there
+        MemorySegment stillThere = MemorySegment.ofAddress(page.address()).reinterpret(64 << 10);
+        assertThat(stillThere.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
+        stillThere.set(ValueLayout.JAVA_LONG, 8, 42L); // a straggler's store: harmless
+        assertThat((System.nanoTime() - closedAt) / 1_000_000).as("inside the grace")
+                .isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
+        assertThat(VirtualMemory.freesWaiting()).as("its one chunk (made on first use) waits for the grace").isGreaterThanOrEqualTo(waitingBefore + 1);
+        assertThat(eventually(() -> VirtualMemory.freesWaiting() <= waitingBefore)).as("freed after the grace").isTrue();
+    }
+
+    @Test
+    @SuppressWarnings("restricted")
+    void aClosedStackAllocatorsChunksStayAsTheyWereThroughTheGraceThenAreFreed() throws Exception {
+        StackAllocator stacks = StackAllocator.builder().stackSize(1 << 20).build();
+        long address;
+        try (StackAllocator.Frame frame = stacks.pushFrame()) {
+            MemorySegment segment = frame.allocate(1 << 16);
+            segment.fill((byte) 0x5A);
+            address = segment.address();
+        }
+        int waitingBefore = VirtualMemory.freesWaiting();
+        stacks.close();
+        long closedAt = System.nanoTime();
+        // a 1 MiB chunk comes from malloc's own mapping, which free() unmaps at once
+        MemorySegment stillThere = MemorySegment.ofAddress(address).reinterpret(1 << 16);
+        assertThat(stillThere.get(ValueLayout.JAVA_BYTE, 100)).as("not freed yet").isEqualTo((byte) 0x5A);
+        stillThere.set(ValueLayout.JAVA_LONG, 8, 42L);
+        assertThat((System.nanoTime() - closedAt) / 1_000_000).as("inside the grace")
+                .isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
+        assertThat(VirtualMemory.freesWaiting()).isGreaterThanOrEqualTo(waitingBefore + 1);
+        assertThat(eventually(() -> VirtualMemory.freesWaiting() <= waitingBefore)).as("freed after the grace").isTrue();
+    }
+
+    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
+    }
+}
