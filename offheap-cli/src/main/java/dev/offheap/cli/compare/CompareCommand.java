@@ -83,7 +83,8 @@ public final class CompareCommand implements Command {
                                       as the seed's load generator did); pick a rate every variant
                                       sustains, or the report says which fell behind
                   --warmup N|auto     requests before measuring (default auto: 4 x max entries, 20000 at 5000)
-                  --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries)
+                  --keys N            offer ids drawn from 0..N-1, uniformly (default 2 x max entries);
+                                      at least the largest max entries, or the cache would never fill
                   --heap SIZE|auto    -Xmx and -Xms of every variant JVM, e.g. 2g (default auto, per setting
                                       and the same for its variants: 1.5 x value size x max entries
                                       + 256 MiB, rounded up to 256 MiB, at least 512 MiB)

@@ -33,7 +33,7 @@ import java.util.Map;
  *             loop: each request starts at its scheduled time, and its latency counts from then), or 0
  *             for a closed loop (each thread sends its next request when the last one returns)
  * @param warmupRequests requests before the measured phase, or {@link #AUTO} for {@link #autoWarmup(int)}
- * @param keys the key space, or 0 for twice each setting's max entries
+ * @param keys the key space, at least the largest max entries, or 0 for twice each setting's max entries
  * @param heap the variant JVMs' -Xmx and -Xms in bytes, or 0 for {@link #autoHeap(int, int)} per setting
  * @param collector the garbage collector
  * @param loader where misses load from
@@ -179,6 +179,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
      * @param argv the arguments after "compare"
      * @return the options
      * @throws UsageException if an option is unknown, lacks its value, or has a value that makes no sense
+     *         (among them a {@code --keys} below a {@code --max-entries}: a cache that could never fill)
      */
     public static CompareOptions parse(List<String> argv) throws UsageException {
         List<Integer> sizes = List.of(DEFAULT_VALUE_SIZE);
@@ -282,6 +283,15 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             throw new UsageException("--rate " + rate + " is below --threads " + threads
                     + ": every thread needs at least one request per second");
         }
+        int largestEntries = entries.stream().mapToInt(Integer::intValue).max().orElse(0);
+        if (keys != 0 && keys < largestEntries) {
+            // a cache with room for more offers than there are never fills: nothing is evicted, nearly every
+            // request hits, and the report would compare caches that were never full under their max entries
+            throw new UsageException("--keys " + keys + " is fewer than --max-entries " + largestEntries
+                    + ": the cache would never fill, so evictions, the hit ratio and the memory of a full cache"
+                    + " would not be measured; give --keys of at least " + largestEntries + " (default: 2 x max"
+                    + " entries), or --max-entries of at most " + keys);
+        }
         if (latency != null && loader != Workload.Loader.MEMORY) {
             throw new UsageException("--latency applies to --loader memory only");
         }
@@ -301,7 +311,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             }
         }
         String tooMany = loader != Workload.Loader.DATABASE ? null : H2OfferStore.tooManyOffers(
-                keys != 0 ? keys : 2L * entries.stream().mapToInt(Integer::intValue).max().orElse(0), keys != 0);
+                keys != 0 ? keys : 2L * largestEntries, keys != 0);
         if (tooMany != null) {
             throw new UsageException(tooMany);
         }
