@@ -5,6 +5,7 @@ import dev.offheap.cli.Command;
 import dev.offheap.cli.CommandException;
 import dev.offheap.cli.UsageException;
 import dev.offheap.cli.bench.RunInfo;
+import dev.offheap.memory.ByteSize;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -87,7 +88,9 @@ public final class CompareCommand implements Command {
                                       at least the largest max entries, or the cache would never fill
                   --heap SIZE|auto    -Xmx and -Xms of every variant JVM, e.g. 2g (default auto, per setting
                                       and the same for its variants: 1.5 x value size x max entries
-                                      + 256 MiB, rounded up to 256 MiB, at least 512 MiB)
+                                      + 256 MiB, rounded up to 256 MiB, at least 512 MiB); a run where a
+                                      variant's heap and its off-heap cache do not fit in the machine's
+                                      memory is refused
                   --gc NAME           g1 (default), zgc or parallel
                   --loader NAME       db: an H2 database on local disk (default); memory: generated in
                                       memory after --latency (default 200us)
@@ -259,24 +262,28 @@ public final class CompareCommand implements Command {
     }
 
     /**
-     * Refuses a run whose variant JVMs would get more heap than the machine has: every variant JVM takes its
+     * Refuses a run whose variant JVMs would need more memory than the machine has: every variant JVM takes its
      * heap at start (-Xms as -Xmx), so each would fail to start or swap, and the run would show every variant
-     * failed after the database was built, instead of saying what to change.
+     * failed after the database was built, instead of saying what to change. An off-heap variant needs its
+     * cache's native memory on top of its heap ({@link Variant#nativeBytes(int, int, int)}): one whose heap fits
+     * but not with its cache would be killed mid-run, once its cache had filled. The variants run one at a time,
+     * so each must fit alone.
      *
      * @param o the options
      * @param machineBytes the memory the variant JVMs may use (the machine's, or its container's limit), in bytes,
      *                     or a negative number when unknown (nothing checked)
-     * @throws UsageException naming the first setting whose heap does not fit
+     * @throws UsageException naming the first setting whose heap does not fit, or the first variant and setting
+     *                        whose heap and native memory together do not, with each number and the limit
      */
     static void checkHeapsFit(CompareOptions o, long machineBytes) throws UsageException {
         if (machineBytes < 0) {
             return;
         }
+        String machine = String.format(Locale.ROOT, "%.1f GiB", machineBytes / (double) (1L << 30));
         for (int size : o.valueSizes()) {
             for (int entries : o.maxEntries()) {
                 long heap = o.heapFor(size, entries);
                 if (heap > machineBytes) {
-                    String machine = String.format(Locale.ROOT, "%.1f GiB", machineBytes / (double) (1L << 30));
                     throw new UsageException(o.heap() == 0
                             ? String.format(Locale.ROOT, "--heap auto gives the setting %,d B x %,d entries -Xmx%s"
                                     + " (1.5 x its values + 256 MiB), more than this machine's %s of memory: choose"
@@ -284,6 +291,27 @@ public final class CompareCommand implements Command {
                                     VariantLauncher.heapOption(heap), machine)
                             : String.format(Locale.ROOT, "--heap %s is more than this machine's %s of memory: every"
                                     + " variant JVM takes its heap at start", VariantLauncher.heapOption(heap), machine));
+                }
+                for (Variant v : o.variants()) {
+                    long buffers = v.loadBufferBytes(size, o.threads());
+                    long off = v.nativeBytes(entries, size, o.threads());
+                    if (heap + off > machineBytes) {
+                        String total = ByteSize.format(heap + off);
+                        String limit = machine;
+                        if (total.equals(limit)) {
+                            // rounded alike, "1.5 GiB in all, more than 1.5 GiB" would not say why it does not fit
+                            total = String.format(Locale.ROOT, "%,d bytes", heap + off);
+                            limit = String.format(Locale.ROOT, "%,d bytes", machineBytes);
+                        }
+                        String parts = "its cache's capacity of " + ByteSize.format(off - buffers) + (buffers == 0 ? ""
+                                : String.format(Locale.ROOT, " and %d request %s of %s", o.threads(), o.threads() == 1
+                                        ? "thread's load buffer" : "threads' load buffers", ByteSize.format(buffers)));
+                        throw new UsageException(String.format(Locale.ROOT, "the %s variant at %,d B x %,d entries"
+                                + " needs -Xmx%s of heap and %s of native memory (%s), %s in all, more than this"
+                                + " machine's %s of memory: choose smaller --value-size or --max-entries, or a smaller"
+                                + " --heap", v.label(), size, entries, VariantLauncher.heapOption(heap),
+                                ByteSize.format(off), parts, total, limit));
+                    }
                 }
             }
         }

@@ -69,6 +69,32 @@ public enum Variant {
     }
 
     /**
+     * The native memory this variant's cache may hold at most, beyond its JVM's heap: nothing for
+     * {@code on-heap}; the capacity of the off-heap caches ({@link OfferCache#offHeapCapacity(int, int)}); and
+     * for {@code off-heap} also a value-sized load buffer per request thread ({@link #loadBufferBytes}). The
+     * JVM's own native memory (metaspace, code cache, thread stacks, the collector's structures) is not
+     * counted. Pure arithmetic: thread-safe.
+     *
+     * @param maxEntries the setting's max entries, 1 or more
+     * @param valueSize the setting's value size in bytes, 1 or more
+     * @param threads the request threads, 1 or more
+     * @return the bytes
+     */
+    public long nativeBytes(int maxEntries, int valueSize, int threads) {
+        return this == ON_HEAP ? 0 : OfferCache.offHeapCapacity(maxEntries, valueSize) + loadBufferBytes(valueSize, threads);
+    }
+
+    /**
+     * @param valueSize the setting's value size in bytes
+     * @param threads the request threads
+     * @return the native memory of this variant's load buffers, in bytes: {@code threads x valueSize} for
+     *         {@code off-heap}, whose misses the store writes into its request thread's buffer; 0 for the others
+     */
+    public long loadBufferBytes(int valueSize, int threads) {
+        return this == OFF_HEAP ? (long) valueSize * threads : 0;
+    }
+
+    /**
      * @param label a variant's label
      * @return the variant, if there is one of that label
      */
