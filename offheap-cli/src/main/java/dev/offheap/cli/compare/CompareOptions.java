@@ -351,11 +351,21 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             Map.entry("-t", "--threads"), Map.entry("-n", "--requests"), Map.entry("-d", "--duration"),
             Map.entry("-r", "--rate"), Map.entry("-w", "--warmup"), Map.entry("-k", "--keys"), Map.entry("-o", "--out"));
 
+    /** A size as {@link ByteSize#parse(String)} reads it: digits (underscores between them) and a unit. */
+    private static final java.util.regex.Pattern WELL_FORMED_SIZE = java.util.regex.Pattern.compile(
+            "\\s*[0-9]+(_+[0-9]+)*\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\\s*",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
     private static long size(String option, String text, long min, long max) throws UsageException {
         long n;
         try {
             n = ByteSize.parse(text);
         } catch (IllegalArgumentException e) {
+            if (WELL_FORMED_SIZE.matcher(text).matches()) {
+                // written as a size, only too large for a long: calling it malformed did not say what was wrong
+                throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
+                        + ByteSize.format(max) + ", got " + text + " (more bytes than a 64-bit count holds)");
+            }
             throw new UsageException(option + ": expected a size in bytes such as 100000, 64k or 2g, got '" + text + "'");
         }
         if (n < min || n > max) {

@@ -107,6 +107,12 @@ class CompareOptionsTest {
         "--keys 0;--keys: expected a whole number from 1",
         "--heap 1m;--heap: expected a size from 16.0 MiB",
         "--heap lots;--heap: expected a size in bytes",
+        // sizes too large for a long were called malformed ("expected a size in bytes such as 100000, 64k or 2g")
+        "--value-size 99999999999999999999;--value-size: expected a size from 1 B to 64.0 MiB, got 99999999999999999999"
+                + " (more bytes than a 64-bit count holds)",
+        "--heap 99999999999g;--heap: expected a size from 16.0 MiB to 4.0 TiB, got 99999999999g (more bytes than a"
+                + " 64-bit count holds)",
+        "--value-size 1_000_000_000_000_000t;--value-size: expected a size from 1 B to 64.0 MiB, got 1_000_000_000_000_000t",
         "--gc cms;--gc: unknown collector 'cms' (collectors: g1, zgc, parallel)",
         "--variants on-heap,redis;--variants: unknown variant 'redis' (variants: on-heap, off-heap, off-heap-copy, ohc)",
         "--loader file;--loader: unknown loader 'file'",
