@@ -34,7 +34,7 @@ import javax.management.ObjectName;
  *
  * <h2>Design</h2>
  * Each thread gets its own stack on first {@link #pushFrame()}: {@linkplain Builder#stackSize(long)
- * stackSize} bytes (64 KiB by default) in a shared arena of its own. A frame remembers the stack
+ * stackSize} bytes (64 KiB by default) from the C library, seen through a shared arena of its own. A frame remembers the stack
  * pointer; allocating rounds it up to the alignment and slices; closing the frame restores it. A
  * frame that needs more than the stack has left <em>grows</em> the stack by another chunk (at least
  * the stack size, or the request) instead of failing; chunks are kept for later frames of the same
@@ -65,11 +65,59 @@ public final class StackAllocator implements AutoCloseable {
     /** Chunks are allocated with this alignment, so alignments up to it need no address arithmetic. */
     private static final long CHUNK_ALIGNMENT = 4096;
 
-    // reinterpret is restricted: the view covers exactly the memory's bytes, and the memory lives until a
-    // grace period after the view's scope closes.
+    // reinterpret is restricted: the chunk was just allocated with exactly this size, and it is freed only a
+    // grace period after the scope closes (ChunkMemory).
     @SuppressWarnings("restricted")
-    private static MemorySegment view(MemorySegment memory, Arena scope) {
-        return MemorySegment.ofAddress(memory.address()).reinterpret(memory.byteSize(), scope, null);
+    private static MemorySegment inScope(long address, long size, Arena scope) {
+        return MemorySegment.ofAddress(address).reinterpret(size, scope, null);
+    }
+
+    /**
+     * The C library's heap blocks under one stack's chunks. Freed a grace period after the stack's arena
+     * closes, not with it: an access may still slip past a shared arena's close
+     * ({@link VirtualMemory#RELEASE_GRACE_MILLIS}). Not an arena of its own, so freeing costs no second
+     * closing handshake with every thread per stack. Apart from the stack, so that a cleaner's action can
+     * hold it without its thread. Thread-safe: the owner thread adds, a closing thread or a cleaner frees.
+     */
+    private static final class ChunkMemory {
+        private long[] addresses = new long[2];
+        private int count;
+        private boolean freed;
+
+        /** @return the address of a new block of {@code size} bytes, {@link #CHUNK_ALIGNMENT}-aligned, not zeroed */
+        synchronized long allocate(long size) {
+            if (freed) {
+                // the owner thread grew its stack while another thread's close() freed it
+                throw new IllegalStateException("the stack of this frame was freed: its stack allocator is closed");
+            }
+            long address = NativeFunctions.libc().alignedAlloc(CHUNK_ALIGNMENT, size);
+            if (address == 0) {
+                throw new OutOfMemoryError("cannot allocate a stack chunk of " + size + " bytes (aligned_alloc failed)");
+            }
+            if (count == addresses.length) {
+                addresses = java.util.Arrays.copyOf(addresses, count * 2);
+            }
+            addresses[count++] = address;
+            return address;
+        }
+
+        /** Frees every block a grace period from now; later calls do nothing. */
+        void freeAfterGrace() {
+            synchronized (this) {
+                if (freed) {
+                    return;
+                }
+                freed = true;
+            }
+            VirtualMemory.afterGrace(this::freeAll);
+        }
+
+        private synchronized void freeAll() {
+            for (int i = 0; i < count; i++) {
+                NativeFunctions.libc().free(addresses[i]);
+            }
+            count = 0;
+        }
     }
 
     private final String name;
@@ -599,7 +647,7 @@ public final class StackAllocator implements AutoCloseable {
         } catch (IllegalStateException e) {
             return false;
         }
-        s.freeMemoryAfterGrace();
+        s.memory.freeAfterGrace();
         long bytes = s.bytes.get();
         if (budget != null && bytes > 0) {
             budget.release(bytes);
@@ -616,7 +664,7 @@ public final class StackAllocator implements AutoCloseable {
         // the action must not reach the thread, or it would never run: it holds the allocator, which holds
         // no stack of a thread it retains (close took them all), only their byte counts
         Arena arena = s.arena;
-        Arena memory = s.memory;
+        ChunkMemory memory = s.memory;
         Budget charged = budget;
         AtomicLong chunkBytes = s.bytes;
         StackAllocator allocator = this;
@@ -626,7 +674,7 @@ public final class StackAllocator implements AutoCloseable {
         try {
             RetainedStacks.CLEANER.register(s.thread, () -> {
                 arena.close();
-                VirtualMemory.afterGrace(memory::close);
+                memory.freeAfterGrace();
                 try {
                     // read when the memory goes: the thread may have grown its stack after close
                     long bytes = chunkBytes.get();
@@ -664,16 +712,13 @@ public final class StackAllocator implements AutoCloseable {
         static final Cleaner CLEANER = Cleaner.create();
     }
 
-    /** One thread's stack: chunks of native memory in one shared arena, and the stack pointer. */
+    /** One thread's stack: chunks of native memory seen through one shared arena, and the stack pointer. */
     private final class ThreadStack {
         final Thread thread;
         /** The scope of every segment the stack hands out; closing it makes them all inaccessible. */
         final Arena arena = Arena.ofShared();
-        /**
-         * Owns the chunks' memory, which {@link #arena} only views: it is freed a grace period after
-         * {@link #arena} closes, as an access may still slip past that close ({@link VirtualMemory#RELEASE_GRACE_MILLIS}).
-         */
-        final Arena memory = Arena.ofShared();
+        /** The chunks' memory, which {@link #arena} only views: freed a grace period after {@link #arena} closes. */
+        final ChunkMemory memory = new ChunkMemory();
         MemorySegment[] chunks = new MemorySegment[2];
         int chunkCount;
         int chunkIndex;
@@ -775,7 +820,7 @@ public final class StackAllocator implements AutoCloseable {
             }
             MemorySegment chunk;
             try {
-                chunk = view(memory.allocate(size, CHUNK_ALIGNMENT), arena);
+                chunk = inScope(memory.allocate(size), size, arena);
             } catch (RuntimeException | Error e) {
                 if (budget != null) {
                     budget.release(size);
@@ -788,11 +833,6 @@ public final class StackAllocator implements AutoCloseable {
             chunks[chunkCount++] = chunk;
             bytes.addAndGet(size);
             return chunk;
-        }
-
-        /** Frees the chunks' memory a grace period from now; call it once {@link #arena} is closed. */
-        void freeMemoryAfterGrace() {
-            VirtualMemory.afterGrace(memory::close);
         }
 
         /** Moves the stack pointer to a chunk that fits {@code size} bytes at {@code alignment}. @return the new offset */
