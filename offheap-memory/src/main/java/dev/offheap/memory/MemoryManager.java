@@ -2792,6 +2792,16 @@ public final class MemoryManager implements AutoCloseable {
         public Map<String, Long> getUsageByOwner() {
             return usageByOwner();
         }
+
+        @Override
+        public List<ChildBudgetUsage> getChildBudgets() {
+            List<ChildBudgetUsage> usage = new ArrayList<>();
+            for (Map.Entry<Budget, Long> child : Budget.largestFirst(budget.children(), Budget::reserved)) {
+                Budget b = child.getKey();
+                usage.add(new ChildBudgetUsage(b.name(), b.used(), child.getValue(), b.limit()));
+            }
+            return usage;
+        }
     }
 
     // =================================================================== builder

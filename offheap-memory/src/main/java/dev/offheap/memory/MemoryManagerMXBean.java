@@ -1,5 +1,6 @@
 package dev.offheap.memory;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -71,4 +72,27 @@ public interface MemoryManagerMXBean {
      *         see {@link java.util.Objects#toIdentityString(Object)}, where its {@code toString()} returns null)
      */
     Map<String, Long> getUsageByOwner();
+
+    /**
+     * The open {@linkplain Budget#child children} of the manager's {@linkplain MemoryManager#budget() budget}: they
+     * draw on the manager's memory as its owners do, so that fewer pages are free than {@link #getUsageByOwner()}
+     * explains. A JMX client sees the list as an array of {@code CompositeData} with the items of
+     * {@link ChildBudgetUsage}. Their own children are counted in theirs and not listed.
+     *
+     * @return one entry per open child, the one that holds the most bytes ({@link ChildBudgetUsage#reservedBytes()})
+     *         first; empty where the manager's budget has none, or the manager is closed
+     */
+    List<ChildBudgetUsage> getChildBudgets();
+
+    /**
+     * What one child of the manager's budget takes of the manager's memory, in bytes, as it was when read.
+     *
+     * @param name          the child's {@linkplain Budget#name() name} (names need not be unique)
+     * @param usedBytes     what is reserved through the child now, its own children's included ({@link Budget#used()})
+     * @param reservedBytes what the child holds of the manager's memory: its up-front reservation, or its use where
+     *                      that is more ({@link Budget#reserved()}); the manager has that much less to give
+     * @param limitBytes    the most the child may use ({@link Budget#limit()})
+     */
+    record ChildBudgetUsage(String name, long usedBytes, long reservedBytes, long limitBytes) {
+    }
 }

@@ -6,6 +6,7 @@ import javax.management.JMX;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.List;
@@ -93,6 +94,39 @@ class MemoryManagerMBeanTest {
         }
         assertThat(SERVER.isRegistered(on)).isFalse();
         assertThat(registered(name)).isEmpty();
+    }
+
+    /**
+     * Children of the manager's budget hold part of its memory, so that fewer pages are free than its owners
+     * explain: the bean names each of them with what it uses, holds and may use, largest holder first.
+     */
+    @Test
+    void childBudgetsOfTheManagersBudgetAreShownWithWhatTheyHold() throws Exception {
+        String name = unique("children");
+        try (MemoryManager mm = MemoryManager.builder().name(name).pageSize(4096).totalSize(16 * 4096).build()) {
+            ObjectName on = registered(name).iterator().next();
+            Budget index = mm.budget().child("index", 8 * 4096);
+            index.reserve(3 * 4096);
+            Budget scratch = mm.budget().child("scratch", 4 * 4096, 2 * 4096);
+            scratch.reserve(100);
+            Budget idle = mm.budget().child("idle", 4096);
+
+            assertThat(SERVER.getAttribute(on, "ChildBudgets")).isInstanceOf(CompositeData[].class);
+            MemoryManagerMXBean proxy = JMX.newMXBeanProxy(SERVER, on, MemoryManagerMXBean.class);
+            assertThat(proxy.getChildBudgets()).containsExactly(
+                    new MemoryManagerMXBean.ChildBudgetUsage("index", 3 * 4096, 3 * 4096, 8 * 4096),
+                    new MemoryManagerMXBean.ChildBudgetUsage("scratch", 100, 2 * 4096, 4 * 4096),
+                    new MemoryManagerMXBean.ChildBudgetUsage("idle", 0, 0, 4096));
+            assertThat(proxy.getFreePages()).isEqualTo(11);
+
+            index.release(3 * 4096);
+            index.close();
+            assertThat(proxy.getChildBudgets()).extracting(MemoryManagerMXBean.ChildBudgetUsage::name)
+                    .containsExactly("scratch", "idle");
+            scratch.release(100);
+            scratch.close();
+            idle.close();
+        }
     }
 
     @Test

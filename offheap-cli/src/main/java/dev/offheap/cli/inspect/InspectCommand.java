@@ -117,7 +117,8 @@ public final class InspectCommand implements Command {
                   NMT        native memory tracking's totals, where the JVM runs with
                              -XX:NativeMemoryTracking=summary (FFM and Unsafe memory is its "Other")
                   managers   every offheap MemoryManager (dev.offheap:type=MemoryManager): total, used,
-                             free and peak, reservations, refusals, spills, the largest owners
+                             free and peak, reservations, refusals, spills, the largest owners,
+                             and the child budgets of its budget (used, limit, what each holds)
                   allocators every offheap allocator with an MBean (dev.offheap:type=Allocator; pooled
                              and stack allocators by default, native ones when built so): bytes and
                              allocations live, footprint, threads, budget, double frees and other

@@ -101,10 +101,26 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
      * @param spilledBytes   bytes spills gave back
      * @param quarantined    pages neither held nor free (released while a native call used them)
      * @param usageByOwner   bytes per owner, largest first
+     * @param childBudgets   the children of the manager's budget, which hold part of its memory too, the one that
+     *                       holds the most first; empty where there are none (or the MBean, of an older version,
+     *                       does not tell)
      */
     public record Manager(String name, String memoryType, long pageSize, long totalBytes, long totalPages,
             long usedPages, long freePages, long reservedBytes, long usedBytes, long peakUsedBytes, long failures,
-            long spills, long spilledBytes, long quarantined, Map<String, Long> usageByOwner) {
+            long spills, long spilledBytes, long quarantined, Map<String, Long> usageByOwner,
+            List<ChildBudget> childBudgets) {
+    }
+
+    /**
+     * A child of a manager's budget ({@code MemoryManager.budget().child(...)}), from the manager's MBean. A number
+     * the MBean did not give is -1.
+     *
+     * @param name          the child's name
+     * @param usedBytes     bytes reserved through it now
+     * @param reservedBytes bytes of the manager's memory it holds: its reservation, or its use where that is more
+     * @param limitBytes    the most it may use
+     */
+    public record ChildBudget(String name, long usedBytes, long reservedBytes, long limitBytes) {
     }
 
     /**
@@ -193,14 +209,15 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
         for (ObjectName name : connection.queryNames(new ObjectName(MANAGER_PATTERN), null)) {
             Map<String, Object> a = attributes(connection, name, "MemoryType", "PageSize", "TotalBytes",
                     "TotalPages", "UsedPages", "FreePages", "ReservedBytes", "UsedBytes", "PeakUsedBytes",
-                    "AllocationFailures", "SpillCount", "SpilledBytes", "QuarantinedPages", "UsageByOwner");
+                    "AllocationFailures", "SpillCount", "SpilledBytes", "QuarantinedPages", "UsageByOwner",
+                    "ChildBudgets");
             if (a != null) {
                 managers.add(new Manager(registeredName(name), String.valueOf(a.getOrDefault("MemoryType", "?")),
                         number(a.get("PageSize")), number(a.get("TotalBytes")), number(a.get("TotalPages")),
                         number(a.get("UsedPages")), number(a.get("FreePages")), number(a.get("ReservedBytes")),
                         number(a.get("UsedBytes")), number(a.get("PeakUsedBytes")), number(a.get("AllocationFailures")),
                         number(a.get("SpillCount")), number(a.get("SpilledBytes")), number(a.get("QuarantinedPages")),
-                        owners(a.get("UsageByOwner"))));
+                        owners(a.get("UsageByOwner")), childBudgets(a.get("ChildBudgets"))));
             }
         }
 
@@ -424,6 +441,25 @@ public record Snapshot(long pid, Instant takenAt, String jvm, long uptimeMillis,
             }
         }
         return null;
+    }
+
+    /**
+     * @return the child budgets that a manager's MBean gave as an array of CompositeData, the one that holds the
+     *         most first; empty for anything else
+     */
+    private static List<ChildBudget> childBudgets(Object children) {
+        List<ChildBudget> list = new ArrayList<>();
+        if (children instanceof CompositeData[] rows) {
+            for (CompositeData row : rows) {
+                if (row != null) {
+                    list.add(new ChildBudget(row.containsKey("name") ? String.valueOf(row.get("name")) : "?",
+                            compositeLong(row, "usedBytes"), compositeLong(row, "reservedBytes"),
+                            compositeLong(row, "limitBytes")));
+                }
+            }
+        }
+        list.sort(Comparator.comparingLong(ChildBudget::reservedBytes).reversed());
+        return List.copyOf(list);
     }
 
     /** @return a {@code Map<String, Long>} that an MXBean gave as TabularData, largest value first */

@@ -15,7 +15,7 @@ import java.util.Map;
  * Stateless and thread-safe.
  */
 final class SnapshotReport {
-    /** Owners listed per manager in the text; the JSON has them all. */
+    /** Owners (and child budgets) listed per manager in the text; the JSON has them all. */
     static final int OWNERS_SHOWN = 5;
 
     private SnapshotReport() {
@@ -77,6 +77,23 @@ final class SnapshotReport {
                             break;
                         }
                         sb.append(shown++ == 0 ? "" : ", ").append(shown(e.getKey())).append(' ').append(bytes(e.getValue()));
+                    }
+                    sb.append('\n');
+                }
+                if (!m.childBudgets().isEmpty()) {
+                    // they hold part of the manager's memory too: without them fewer pages are free than the owners explain
+                    sb.append("  child budgets of '").append(shown(m.name())).append("': ");
+                    int shown = 0;
+                    for (Snapshot.ChildBudget c : m.childBudgets()) {
+                        if (shown == OWNERS_SHOWN) {
+                            sb.append(", and ").append(m.childBudgets().size() - shown).append(" more");
+                            break;
+                        }
+                        sb.append(shown++ == 0 ? "" : ", ").append(shown(c.name())).append(' ').append(bytes(c.usedBytes()))
+                                .append(" of ").append(bytes(c.limitBytes()));
+                        if (c.reservedBytes() > c.usedBytes()) {
+                            sb.append(" (holds ").append(bytes(c.reservedBytes())).append(')');
+                        }
                     }
                     sb.append('\n');
                 }
@@ -181,6 +198,14 @@ final class SnapshotReport {
             o.put("spilledBytes", orNull(m.spilledBytes()));
             o.put("quarantinedPages", orNull(m.quarantined()));
             o.put("usageByOwner", new LinkedHashMap<String, Object>(m.usageByOwner()));
+            o.put("childBudgets", m.childBudgets().stream().map(c -> {
+                Map<String, Object> child = new LinkedHashMap<>();
+                child.put("name", c.name());
+                child.put("usedBytes", orNull(c.usedBytes()));
+                child.put("reservedBytes", orNull(c.reservedBytes()));
+                child.put("limitBytes", orNull(c.limitBytes()));
+                return (Object) child;
+            }).toList());
             return (Object) o;
         }).toList());
         doc.put("allocators", s.allocators().stream().map(a -> {

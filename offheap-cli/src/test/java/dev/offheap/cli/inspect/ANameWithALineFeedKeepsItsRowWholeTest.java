@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ANameWithALineFeedKeepsItsRowWholeTest {
     private static Snapshot snapshot() {
         Snapshot.Manager manager = new Snapshot.Manager("two\nlines", "NATIVE", 32768, 1 << 20, 32, 1, 31, 0, 32768,
-                32768, 0, 0, 0, 0, Map.of("owner\tone", 32768L));
+                32768, 0, 0, 0, 0, Map.of("owner\tone", 32768L), List.of());
         Snapshot.Allocator allocator = new Snapshot.Allocator("tab\there", "pooled", "OFF", 16, 1, 65536, -1, 1, "", -1, -1,
                 0, "a report");
         Snapshot.Cache cache = new Snapshot.Cache("bell\u0007cache\r", 1 << 20, 1024, 1, 100, 0.5, 1, 1, 1, 0, 0, 0, 0);

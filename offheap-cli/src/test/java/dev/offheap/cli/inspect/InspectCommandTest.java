@@ -146,8 +146,10 @@ class InspectCommandTest {
     @SuppressWarnings("unchecked")
     void jsonHasTheNumbersInBytes() {
         try (MemoryManager manager = MemoryManager.builder().name("inspect-json-manager").totalSize(1 << 20)
-                .pageSize(32 * 1024).type(MemoryType.HEAP).build()) {
+                .pageSize(32 * 1024).type(MemoryType.HEAP).build();
+             Budget child = manager.budget().child("json-child", 128 * 1024, 64 * 1024)) {
             manager.allocatePages("json-owner", 4);
+            child.reserve(1000);
             Result r = run("inspect", Long.toString(ProcessHandle.current().pid()), "--json");
             assertThat(r.code()).as(r.err()).isZero();
             Map<String, Object> doc = (Map<String, Object>) Json.parse(r.out());
@@ -158,9 +160,13 @@ class InspectCommandTest {
                     .findFirst().orElseThrow();
             assertThat(m.get("memoryType")).isEqualTo("HEAP");
             assertThat(((Number) m.get("usedPages")).longValue()).isEqualTo(4);
-            assertThat(((Number) m.get("usedBytes")).longValue()).isEqualTo(4 * 32 * 1024);
+            // the pages and the child budget's reservation
+            assertThat(((Number) m.get("usedBytes")).longValue()).isEqualTo(4 * 32 * 1024 + 64 * 1024);
             assertThat(((Number) m.get("totalPages")).longValue()).isEqualTo(32);
             assertThat((Map<String, Object>) m.get("usageByOwner")).containsEntry("json-owner", (double) (4 * 32 * 1024));
+            assertThat((List<Map<String, Object>>) m.get("childBudgets")).containsExactly(Map.of("name", "json-child",
+                    "usedBytes", 1000.0, "reservedBytes", 64.0 * 1024, "limitBytes", 128.0 * 1024));
+            child.release(1000);
         }
     }
 
@@ -269,8 +275,10 @@ class InspectCommandTest {
             Result r = run("inspect", pid);
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.out()).startsWith("JVM " + pid + ": dev.offheap.cli.inspect.InspectTarget, ")
-                    .containsPattern("(?m)^  target-manager +NATIVE +32\\.0 KiB +1\\.0 MiB +96\\.0 KiB +3 +29 ")
+                    // used: the owner's 3 pages and the child budget's 64 KiB; free: 32 pages less those 5
+                    .containsPattern("(?m)^  target-manager +NATIVE +32\\.0 KiB +1\\.0 MiB +160 KiB +3 +27 ")
                     .contains("owners of 'target-manager': target-owner 96.0 KiB")
+                    .contains("child budgets of 'target-manager': target-index 64.0 KiB of 256 KiB")
                     .containsPattern("(?m)^  target-cache +4\\.0 MiB +[0-9.]+ [KM]iB +10 +75\\.0% +3 +1 ")
                     .containsPattern("(?m)^  direct +[0-9,]+ buffers?, 1\\.0 MiB")
                     .containsPattern("(?m)^  target-allocator +pooled +sampled +2\\.9 KiB +3 ");

@@ -2,6 +2,7 @@ package dev.offheap.cli.inspect;
 
 import dev.offheap.cache.OffHeapCache;
 import dev.offheap.cache.Serializer;
+import dev.offheap.memory.Budget;
 import dev.offheap.memory.MemoryManager;
 import dev.offheap.memory.MemoryType;
 import dev.offheap.memory.alloc.DebugMode;
@@ -11,7 +12,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The JVM that {@link InspectCommandTest} inspects from outside: a memory manager whose owner holds 3
- * pages, a cache of 10 entries read 4 times (3 hits, 1 miss), a direct buffer of 1 MiB, and a pooled
+ * pages and a child of whose budget ("target-index", limit 256 KiB) uses 64 KiB, a cache of 10 entries read 4 times (3 hits, 1 miss), a direct buffer of 1 MiB, and a pooled
  * allocator in SAMPLED mode tracking every allocation, with 3 allocations of 1,000 bytes made by
  * {@link #allocateInALeakySite}. Prints "ready" when they exist and runs until its standard input closes.
  */
@@ -29,9 +30,11 @@ public final class InspectTarget {
              OffHeapCache<Long, String> cache = OffHeapCache.builder(Serializer.longs(), Serializer.strings())
                      .name("target-cache").capacity(4 << 20).recordStats(true).build();
              PooledAllocator allocator = PooledAllocator.builder().name("target-allocator").debug(DebugMode.SAMPLED)
-                     .sampleRate(1).build()) {
+                     .sampleRate(1).build();
+             Budget index = manager.budget().child("target-index", 256 * 1024)) {
             allocateInALeakySite(allocator);
             manager.allocatePages("target-owner", 3);
+            index.reserve(64 * 1024);
             for (long k = 0; k < 10; k++) {
                 cache.put(k, "value " + k);
             }
@@ -46,6 +49,7 @@ public final class InspectTarget {
                 // wait for the test to close our input
             }
             direct.put(0, (byte) 1);
+            index.release(64 * 1024);
         }
     }
 
