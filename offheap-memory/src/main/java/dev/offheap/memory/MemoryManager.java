@@ -30,6 +30,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -42,6 +43,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -161,6 +163,16 @@ public final class MemoryManager implements AutoCloseable {
     private static final VarHandle MAGAZINE_TABLE = MethodHandles.arrayElementVarHandle(Magazine[].class);
     private static final int OWNERS_NAMED_IN_MESSAGES = 5;
     /**
+     * Records of owners that hold nothing kept at least before a sweep drops them (see {@link #sweepOwnerRecords}):
+     * enough that a few hundred owners that come and go are never swept for.
+     */
+    private static final int MIN_OWNER_SWEEP_THRESHOLD = 1024;
+    /**
+     * Pages per record that a manager may keep before a sweep: a sweep passes over the page table, so that
+     * it costs at most this many slot reads per new owner, and the records cost a few bytes of heap per page.
+     */
+    private static final int PAGES_PER_SWEPT_RECORD = 32;
+    /**
      * The files that mapped managers of this JVM hold (their {@link BasicFileAttributes#fileKey() keys}), until
      * their channels are closed, with who holds each; guarded by itself. A file here is refused before a build
      * opens it.
@@ -219,6 +231,9 @@ public final class MemoryManager implements AutoCloseable {
 
     // ---- owners and per-thread caches
     private final ConcurrentHashMap<Object, OwnerRecord> owners = new ConcurrentHashMap<>();
+    /** Records kept, at most, before a new owner's record starts a sweep that drops those of idle owners. */
+    private volatile int ownerSweepThreshold;
+    private final AtomicBoolean sweepingOwners = new AtomicBoolean();
     private final ThreadLocal<Magazine> magazines = new ThreadLocal<>();
     /**
      * Finds the caller's cache with one array load and one identity check, indexed by thread id;
@@ -270,6 +285,7 @@ public final class MemoryManager implements AutoCloseable {
             this.stateLowBits = Long.numberOfTrailingZeros(stateLength) - STATE_SPREAD_SHIFT;
             this.stateLowMask = (1 << stateLowBits) - 1;
         }
+        this.ownerSweepThreshold = ownerSweepThresholdFor(0);
         this.magazineCapacity = Math.clamp(Math.min(MAGAZINE_BYTES >>> pageShift, totalPages / 4),
                 MAGAZINE_MIN_PAGES, MAGAZINE_MAX_PAGES);
         this.heapSlots = type == MemoryType.HEAP ? new IdentityHashMap<>() : null;
@@ -327,11 +343,13 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * Allocates one page for {@code owner}.
      *
-     * <p>The manager keeps a record of each owner it has seen (its pages and reserved bytes, its spill
-     * callback; shown by {@link #usageByOwner()}, the MBean and {@code offheap inspect}) until
-     * {@link #releaseAll(Object)} forgets it, also once the owner has released every page, or when its
-     * request was refused: call {@code releaseAll} when an owner is done, or use a few long-lived owners
-     * (a component, an operator) rather than a new one per request, whose records would add up.
+     * <p>The manager keeps a record of each owner that holds something: pages, reserved bytes or a spill
+     * callback (shown by {@link #usageByOwner()}, the MBean and {@code offheap inspect}). A record whose owner
+     * holds none of them (it released every page and reservation, or its request was refused) is dropped, at the
+     * latest when the manager's records grow past the largest of 1024, one per 32 pages, and twice the records
+     * kept when it last dropped some: an owner per request costs nothing once the request released what it held. {@link #releaseAll(Object)}
+     * forgets an owner at once, its spill callback included; an owner with a spill callback keeps its record
+     * until then, or until it removes the callback.
      *
      * @param owner who holds the page; compared with {@code equals}
      * @return a segment of exactly {@link #pageSize()} bytes; its content is unspecified (zero for
@@ -557,7 +575,8 @@ public final class MemoryManager implements AutoCloseable {
      * {@link PageAccess#SHARED} pages a native call holds (their scope is acquired) until the call
      * returned and they are released or needed. Does nothing for
      * an unknown owner. Call it when the owner is done: pages that another thread allocates for the
-     * same owner while this runs may be missed (they are still revoked and freed by {@link #close()}).
+     * same owner while this runs may be missed (they stay the owner's, for a later {@code releaseAll}, and are
+     * revoked and freed by {@link #close()}).
      *
      * @param owner the owner
      * @throws NullPointerException if {@code owner} is null
@@ -571,7 +590,10 @@ public final class MemoryManager implements AutoCloseable {
         if (record == null) {
             return;
         }
-        record.removed = true;
+        record.state = OwnerRecord.FORGOTTEN;
+        // an allocation for the owner that publishes its lease meanwhile reads the state after: it sees FORGOTTEN
+        // and moves the page to the owner's new record (keepLease), or this pass sees its lease
+        VarHandle.fullFence();
         for (int slot = 0; slot < totalPages; slot++) {
             if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.owner == record) {
                 forceRelease(slot, lease);
@@ -672,6 +694,9 @@ public final class MemoryManager implements AutoCloseable {
         }
         reserveOrSpill(record, bytes, ByteSize.format(bytes) + " of reservation", 0);
         record.reservedBytes.addAndGet(bytes);
+        if (record.state != OwnerRecord.LIVE) {
+            keepReservation(record, bytes);
+        }
     }
 
     /**
@@ -718,7 +743,13 @@ public final class MemoryManager implements AutoCloseable {
     public void registerSpillCallback(Object owner, SpillCallback callback) {
         Objects.requireNonNull(owner, "owner");
         ensureOpen();
-        record(owner).callback = callback;
+        OwnerRecord record = record(owner);
+        record.callback = callback;
+        // a sweep checking the record for a callback sees this one, or is seen here (see OwnerRecord#state)
+        while (!keep(record)) {
+            record = freshRecord(owner, null);
+            record.callback = callback;
+        }
     }
 
     // =================================================================== views
@@ -860,13 +891,16 @@ public final class MemoryManager implements AutoCloseable {
     /**
      * @return bytes used per owner (pages plus reservations), keyed by the owner's text ({@code owner.toString()},
      *         or {@link Objects#toIdentityString(Object)} for an owner whose {@code toString()} returns null),
-     *         largest first
+     *         largest first; owners that hold nothing are not listed
      */
     public Map<String, Long> usageByOwner() {
         Map<OwnerRecord, Long> pagesByOwner = countPagesByOwner();
         Map<String, Long> byLabel = new LinkedHashMap<>();
         for (OwnerRecord record : owners.values()) {
-            byLabel.merge(record.label, usedBytesOf(record, pagesByOwner), Long::sum);
+            long used = usedBytesOf(record, pagesByOwner);
+            if (used > 0) {
+                byLabel.merge(record.label, used, Long::sum);
+            }
         }
         // sorted after merging: distinct owners with the same text add up, and their sum may outrank an owner
         // that one of them alone did not (sorted before, the merged entry kept the place of its first part)
@@ -875,6 +909,11 @@ public final class MemoryManager implements AutoCloseable {
             usage.put(entry.getKey(), entry.getValue());
         }
         return usage;
+    }
+
+    /** @return the owner records kept now, for tests: owners that hold something, and a bounded number of others */
+    int ownerRecordCount() {
+        return owners.size();
     }
 
     /** @return whether {@link #close()} has been called */
@@ -1133,12 +1172,20 @@ public final class MemoryManager implements AutoCloseable {
     private MemorySegment lease(int slot, OwnerRecord record) {
         if (type == MemoryType.HEAP) {
             MemorySegment page = MemorySegment.ofArray(newHeapArray(slot));
-            publishLease(slot, new Lease(record, null, null));
+            Lease lease = new Lease(record, null, null);
+            publishLease(slot, lease);
+            if (record.state != OwnerRecord.LIVE) {
+                keepLease(lease);
+            }
             return page;
         }
         Arena arena = newPageArena();
         MemorySegment page = pageMemory(slot).reinterpret(arena, null);
-        publishLease(slot, new Lease(record, arena, confiningThread()));
+        Lease lease = new Lease(record, arena, confiningThread());
+        publishLease(slot, lease);
+        if (record.state != OwnerRecord.LIVE) {
+            keepLease(lease);
+        }
         return page;
     }
 
@@ -1209,6 +1256,9 @@ public final class MemoryManager implements AutoCloseable {
             }
             revoke(lease);
             throw new IllegalStateException("memory manager '" + name + "' is closed");
+        }
+        if (record.state != OwnerRecord.LIVE) {
+            keepLease(lease);
         }
         return group;
     }
@@ -1729,7 +1779,7 @@ public final class MemoryManager implements AutoCloseable {
                 // its owner, which forgets it, since the candidates were chosen; re-read, a removed one was called
                 // as null (a NullPointerException logged as its failure and counted as a spill)
                 SpillCallback callback = candidate.callback;
-                if (callback == null || candidate.removed) {
+                if (callback == null || candidate.state == OwnerRecord.FORGOTTEN) {
                     continue;
                 }
                 // never negative: another thread may release bytes between the refusal and this read
@@ -1911,18 +1961,166 @@ public final class MemoryManager implements AutoCloseable {
 
     /** Looks up the owner's record, through the last-owner memo of the caller's cache when it has one. */
     private OwnerRecord record(Object owner, Magazine magazine) {
-        if (magazine != null && magazine.lastOwner == owner && !magazine.lastRecord.removed) {
+        if (magazine != null && magazine.lastOwner == owner && magazine.lastRecord.state != OwnerRecord.FORGOTTEN) {
             return magazine.lastRecord;
         }
         OwnerRecord record = owners.get(owner);
-        if (record == null) {
-            record = owners.computeIfAbsent(owner, OwnerRecord::new);
+        if (record == null || record.state == OwnerRecord.FORGOTTEN) {
+            record = freshRecord(owner, record);
         }
         if (magazine != null) {
             magazine.lastOwner = owner;
             magazine.lastRecord = record;
         }
         return record;
+    }
+
+    /**
+     * The owner's record: the one in the table unless it was forgotten, else a new one. A new one can start a
+     * sweep of the records of owners that hold nothing ({@link #sweepOwnerRecords}).
+     *
+     * @param forgotten a forgotten record of the owner the caller saw in the table, or null
+     */
+    private OwnerRecord freshRecord(Object owner, OwnerRecord forgotten) {
+        if (forgotten != null) {
+            // dropped by a sweep (which takes it out of the table right after) or forgotten by releaseAll
+            owners.remove(owner, forgotten);
+        }
+        while (true) {
+            OwnerRecord record = owners.get(owner);
+            if (record == null) {
+                OwnerRecord made = new OwnerRecord(owner);
+                record = owners.putIfAbsent(owner, made);
+                if (record == null) {
+                    if (owners.size() > ownerSweepThreshold) {
+                        sweepOwnerRecords(made);
+                    }
+                    return made;
+                }
+            }
+            if (record.state != OwnerRecord.FORGOTTEN) {
+                return record;
+            }
+            owners.remove(owner, record);
+        }
+    }
+
+    /**
+     * Keeps a record that the caller has just made hold something (a lease published, bytes added, a callback
+     * set) from being dropped by a sweep that saw it hold nothing: a sweep that marked it is called off; see
+     * {@link OwnerRecord#state}.
+     *
+     * @return true if the record stays; false if it was forgotten (a sweep dropped it, or releaseAll forgot it)
+     */
+    private static boolean keep(OwnerRecord record) {
+        while (true) {
+            int state = record.state;
+            if (state == OwnerRecord.LIVE) {
+                return true;
+            }
+            if (state == OwnerRecord.FORGOTTEN) {
+                return false;
+            }
+            if (OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.LIVE)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * After a lease of a record not seen live was published: keeps the record, or moves the lease to the owner's
+     * record of now if the record was forgotten meanwhile, so that the page counts for its owner (its use, its
+     * releaseAll, the leak report of close) and not for a record nobody finds. A releaseAll that took the page
+     * meanwhile has revoked it: moving the lease that is no longer in its slot changes nothing then.
+     */
+    private void keepLease(Lease lease) {
+        OwnerRecord record = lease.owner;
+        while (!keep(record)) {
+            record = freshRecord(record.owner, record);
+            // volatile: a sweep that marks the new record then reads the lease's owner sees it (see OwnerRecord#state)
+            Lease.OWNER.setVolatile(lease, record);
+        }
+    }
+
+    /**
+     * After {@code bytes} were added to a record not seen live: keeps the record, or moves the bytes to the owner's
+     * record of now if the record was forgotten meanwhile. A sweep drops only a record that reserves nothing,
+     * so the bytes are still there, unless releaseAll took them (and gave them back to the budget): then the
+     * reservation went with the rest of the owner's, as for a reserve that returned before it.
+     */
+    private void keepReservation(OwnerRecord record, long bytes) {
+        while (!keep(record)) {
+            long current;
+            do {
+                current = record.reservedBytes.get();
+                if (current < bytes) {
+                    return; // releaseAll took them
+                }
+            } while (!record.reservedBytes.compareAndSet(current, current - bytes));
+            record = freshRecord(record.owner, record);
+            record.reservedBytes.addAndGet(bytes);
+        }
+    }
+
+    /**
+     * Drops the records of owners that hold nothing (no page, no reservation, no spill callback) and raises the
+     * threshold of the next sweep to twice the records left, at least {@link #MIN_OWNER_SWEEP_THRESHOLD} and one
+     * per {@link #PAGES_PER_SWEPT_RECORD} pages: its pass over the page table costs a few reads per new owner
+     * since the last one. One thread sweeps at a time; another that would start a sweep meanwhile goes on.
+     *
+     * <p>The allocate and release paths take no lock for this: a record to be dropped is marked
+     * {@link OwnerRecord#SWEEPING} first, then the page table is read; a thread that makes a record hold something
+     * publishes that first, then reads the mark and calls the sweep of that record off ({@link #keep}), or moves
+     * what it published to the owner's new record if the sweep dropped it. Volatile on both sides, one of the two
+     * always sees the other.
+     *
+     * @param spare a record just made, for an owner about to use it: not dropped
+     */
+    private void sweepOwnerRecords(OwnerRecord spare) {
+        if (!sweepingOwners.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            List<OwnerRecord> marked = new ArrayList<>();
+            for (OwnerRecord record : owners.values()) {
+                if (record != spare && record.callback == null && record.reservedBytes.get() == 0
+                        && OwnerRecord.STATE.compareAndSet(record, OwnerRecord.LIVE, OwnerRecord.SWEEPING)) {
+                    marked.add(record);
+                }
+            }
+            if (!marked.isEmpty()) {
+                Set<OwnerRecord> holding = Collections.newSetFromMap(new IdentityHashMap<>());
+                for (int slot = 0; slot < totalPages; slot++) {
+                    if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease
+                            && Lease.OWNER.getVolatile(lease) instanceof OwnerRecord owner) {
+                        holding.add(owner);
+                    }
+                }
+                for (OwnerRecord record : marked) {
+                    boolean idle = !holding.contains(record) && record.callback == null
+                            && record.reservedBytes.get() == 0 && !isSpilling(record);
+                    if (idle && OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.FORGOTTEN)) {
+                        owners.remove(record.owner, record);
+                    } else {
+                        OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.LIVE);
+                    }
+                }
+            }
+            ownerSweepThreshold = ownerSweepThresholdFor(owners.size());
+        } finally {
+            sweepingOwners.set(false);
+        }
+    }
+
+    private int ownerSweepThresholdFor(int records) {
+        return Math.max(Math.max(MIN_OWNER_SWEEP_THRESHOLD, totalPages / PAGES_PER_SWEPT_RECORD),
+                (int) Math.min(Integer.MAX_VALUE, 2L * records));
+    }
+
+    private static boolean isSpilling(OwnerRecord record) {
+        synchronized (record) {
+            return record.spillsRunning > 0;
+        }
     }
 
     /** @return this thread's page cache, or null for heap memory and virtual threads (which would strand pages) */
@@ -2401,10 +2599,33 @@ public final class MemoryManager implements AutoCloseable {
 
     /** One owner's holdings. */
     private static final class OwnerRecord {
+        /** In the owners' table, in use. */
+        static final int LIVE = 0;
+        /** In the table, marked by a sweep that is checking whether the owner holds anything. */
+        static final int SWEEPING = 1;
+        /** Out of the table (or about to be taken out): dropped by a sweep, or forgotten by releaseAll. */
+        static final int FORGOTTEN = 2;
+        static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(OwnerRecord.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final Object owner;
         final String label;
         final AtomicLong reservedBytes = new AtomicLong();
         volatile SpillCallback callback;
-        volatile boolean removed;
+        /**
+         * {@link #LIVE}, {@link #SWEEPING} or {@link #FORGOTTEN}. Whoever makes the record hold something (a
+         * lease published, bytes reserved, a callback set) reads this after that write, both volatile; a sweep
+         * marks the record SWEEPING before it reads what the record holds, and drops it only by a compare-and-set
+         * from SWEEPING, which the first side's compare-and-set back to LIVE calls off.
+         */
+        volatile int state;
         /** Spills of this owner running now (guarded by the record; see {@link MemoryManager#beginSpill}). */
         int spillsRunning;
         /** The owner's use, and the manager's quarantined pages, at the last measurement of a running spill. */
@@ -2412,6 +2633,7 @@ public final class MemoryManager implements AutoCloseable {
         int spillMarkQuarantined;
 
         OwnerRecord(Object owner) {
+            this.owner = owner;
             this.label = ownerLabel(owner);
         }
     }
@@ -2434,7 +2656,22 @@ public final class MemoryManager implements AutoCloseable {
      * single page 8 bytes more (0.2% of a 4 KiB page in heap).
      */
     static class Lease {
-        final OwnerRecord owner;
+        /**
+         * Written again only where the record was dropped while the lease was being published (see
+         * {@link MemoryManager#keepLease}), with a volatile write that a sweep's volatile read pairs with; plain
+         * reads elsewhere see the owner of the publication or the new one, either counts the page for its owner.
+         */
+        static final VarHandle OWNER;
+
+        static {
+            try {
+                OWNER = MethodHandles.lookup().findVarHandle(Lease.class, "owner", OwnerRecord.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        OwnerRecord owner;
         final Arena arena;
         final Thread thread;
 

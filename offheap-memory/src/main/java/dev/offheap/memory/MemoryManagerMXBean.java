@@ -69,7 +69,8 @@ public interface MemoryManagerMXBean {
 
     /**
      * @return bytes used per owner (pages plus reservations), keyed by the owner's text (its identity string,
-     *         see {@link java.util.Objects#toIdentityString(Object)}, where its {@code toString()} returns null)
+     *         see {@link java.util.Objects#toIdentityString(Object)}, where its {@code toString()} returns null);
+     *         owners that hold nothing are not listed
      */
     Map<String, Long> getUsageByOwner();
 
