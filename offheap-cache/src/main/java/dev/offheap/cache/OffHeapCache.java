@@ -75,6 +75,16 @@ public interface OffHeapCache<K, V> extends AutoCloseable {
      * {@code ValueTooLargeException}); a caller that waited for a load the cache's {@link #close()} ended
      * gets an {@link IllegalStateException} of its own.
      *
+     * <p>A write of the key made while its load runs wins over the load, here and in {@link #get(Object)},
+     * {@link #getAll} and {@link #readOrLoad}: any call that writes or may remove the key ({@code put},
+     * {@code putAll}, {@code putIfAbsent}, {@code replace}, {@link #compute} and the map view's computes and
+     * {@code merge}, {@code remove}, {@code invalidate}, {@code invalidateAll}, an iterator's or view's
+     * removal), whatever it finds, even a compute whose function gives null for the absent key. The loaded
+     * value, read from the source before that write, is then not stored: it is returned to the caller that
+     * ran the loader, whose call began before the write, while the callers that waited for the load read the
+     * key again once it ends, getting the write's value or, if the key is absent, loading it anew (one load
+     * at a time still).
+     *
      * @param key    the key
      * @param loader computes the value of an absent key
      * @return the value

@@ -177,9 +177,12 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
          */
         final boolean shared;
         /**
-         * Set, under the key's segment lock, by a write or removal of the key while this load runs: the
-         * loaded value is then given to the load's callers but not stored, so that a load that read its
-         * source before the change neither overwrites a newer put nor undoes an invalidate.
+         * Set, under the key's segment lock, by a write or removal of the key while this load runs (any call
+         * that writes or may remove the key, whatever it finds): the loaded value is then given to the
+         * thread that ran the loader but not stored, so that a load that read its source before the change
+         * neither overwrites a newer put nor undoes an invalidate or a compute that dropped the key. The
+         * callers that wait for the load do not take its value: they read the key again (see
+         * {@link #loadOnce}), as a call that came after the write must not get a value read before it.
          */
         volatile boolean superseded;
 
@@ -1024,12 +1027,14 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         Load<V> running;
         while ((running = loads.putIfAbsent(id, mine)) != null) {
             V value = awaitLoad(key, running);
-            if (value != null && (running.shared || readsInPlace)) {
+            if (value != null && (running.shared || readsInPlace) && !running.superseded) {
                 return new Loaded<>(value, false);
             }
             // that load was a getAll whose loadAll left this key out, or a readOrLoad whose value (its thread's
-            // buffer, perhaps, reused for its next key) is not for this caller: read the stored value or load
-            // it here (and do not find that finished load again, going round until its thread unregisters it)
+            // buffer, perhaps, reused for its next key) is not for this caller, or a load that a write of the
+            // key superseded (its value was read before that write, which this caller may have come after):
+            // read the stored value or load it here (and do not find that finished load again, going round
+            // until its thread unregisters it)
             loads.remove(id, running);
         }
         // others may wait for this load from now on: a lock this thread then waits for is a wait they are in
@@ -1362,15 +1367,17 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 holds.endLoad();
             }
             for (Map.Entry<K, Load<V>> other : others.entrySet()) {
-                if (!other.getValue().shared) {
-                    // a readOrLoad's: its value is not handed out (see Load.shared); a get waits for it and then
-                    // reads the stored value, or loads the key if it is gone
+                Load<V> running = other.getValue();
+                V value = running.shared ? awaitLoad(other.getKey(), running) : null;
+                if (!running.shared || running.superseded) {
+                    // a readOrLoad's, whose value is not handed out (see Load.shared), or one a write of the key
+                    // superseded: as a get, wait for it and then read the stored value, or load the key if it is
+                    // gone
                     byte[] k = keyBytes(other.getKey());
                     result.put(other.getKey(), loadOnce(other.getKey(), k, Hashing.hash(k), this::loadWithLoader, false)
                             .value());
                     continue;
                 }
-                V value = awaitLoad(other.getKey(), other.getValue());
                 if (value != null) {
                     result.put(other.getKey(), value);
                 }
@@ -1841,9 +1848,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
 
     /**
      * What a conditional write does with the live entry it finds (0 if none); returns the old value's bytes.
-     * {@code now} is the millisecond its deadlines count from ({@link #deadlineBaseMillis}). One that writes
-     * or removes the key calls {@link #supersedeLoadOf} (an unconditional removal, even of an absent key);
-     * one that changes nothing does not, and a load of the key running meanwhile stores its value.
+     * {@code now} is the millisecond its deadlines count from ({@link #deadlineBaseMillis}). Before it runs,
+     * {@link #update} supersedes a load of the key running meanwhile, whatever the update then finds or does.
      */
     @FunctionalInterface
     private interface Update {
@@ -1866,8 +1872,13 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         try {
             long stamp = lockForWrite(shard, hash, true, removals);
             try {
-                // no load superseded here: an update that finds the key absent and leaves it so changes nothing
-                // a load's value could overwrite (a present key's load was superseded by the write that made it)
+                // A write of the key wins over a load of it that runs meanwhile, whatever the write finds: one
+                // that finds the key absent and leaves it so (a compute giving null, a replace, a conditional
+                // remove) was made against the key as it stands, and the load's value, read from the source
+                // before it, must not appear after it (a compute(k, (k, v) -> null) made to drop the key was
+                // undone by the load running when it was called). A present key's load was superseded already,
+                // by the write that stored it: marking it again changes nothing.
+                supersedeLoadOf(k, null);
                 int entry = shard.findLiveLocked(hash, k, removals.nowMillis, removals);
                 result = update.apply(shard, entry, removals, hash, k, deadlineBaseMillis(nanos));
             } finally {
@@ -1905,7 +1916,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return shard.valueCopyLocked(entry);
             }
             store(shard, hash, k, v, deadlines(now, 0), false, removals);
-            supersedeLoadOf(k, null);
             return null;
         });
         return present == null ? null : value(present);
@@ -1928,7 +1938,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             }
             previous[0] = valueLocked(shard, entry);
             rewriteLocked(shard, entry, hash, k, v, deadlines(now, 0), true, removals);
-            supersedeLoadOf(k, null);
             return null;
         });
         return previous[0];
@@ -1991,7 +2000,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             rewriteLocked(shard, entry, hash, kb, v, deadlines(now, 0), told, removals);
-            supersedeLoadOf(kb, null);
             return expected;
         }, bulk) != null;
     }
@@ -2247,9 +2255,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
     /** Removes the key's live entry, if it has one; told EXPLICIT. */
     private boolean removeKey(byte[] k, ListenerErrors bulk) {
         return update(k, (shard, entry, removals, hash, kb, now) -> {
-            // an invalidate says the source changed: a load that read it before must not store what it read,
-            // whether the key was present or not (docs/cache.md, "Loaders")
-            supersedeLoadOf(kb, null);
             if (entry == 0) {
                 return null;
             }
@@ -2392,9 +2397,8 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             if (computed == null) {
                 if (entry != 0) {
                     shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
-                    supersedeLoadOf(k, null);
                 }
-                return null; // absent and left absent: a load of the key running meanwhile stores its value
+                return null;
             }
             if (entry != 0) {
                 // The function kept the value it was given (the fresh copy read for it): no replacement to
@@ -2405,7 +2409,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
             } else {
                 store(shard, hash, k, v, deadlines(now, 0), false, removals);
             }
-            supersedeLoadOf(k, null);
             result[0] = computed;
             return null;
         });
@@ -2424,7 +2427,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         @SuppressWarnings("unchecked")
         V[] previous = (V[]) new Object[1];
         update(key, (shard, entry, removals, hash, k, now) -> {
-            supersedeLoadOf(k, null); // an unconditional removal, as invalidate (removeKey)
             if (entry == 0) {
                 return null;
             }
@@ -2460,7 +2462,6 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
                 return null;
             }
             shard.removeLocked(entry, RemovalCause.EXPLICIT, removals);
-            supersedeLoadOf(k, null);
             return expected;
         }, bulk) != null;
     }
