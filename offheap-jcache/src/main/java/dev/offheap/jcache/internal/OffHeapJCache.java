@@ -1815,7 +1815,9 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             if (statisticsOn()) {
                 statistics.get(existed[0]);
                 statistics.getTime(op.elapsedNanos());
-                if (op.stored > 0) {
+                // a value the processor's getValue loaded (read-through) and left is a load, no put, as a
+                // read-through get's is: JCache's table of statistics effects and the reference implementation
+                if (op.stored > 0 && done[0] != ProcessorEntry.Operation.LOAD) {
                     statistics.puts(op.stored, op.elapsedNanos());
                 } else if (done[0] == ProcessorEntry.Operation.REMOVE && existed[0]) {
                     statistics.removals(1, op.elapsedNanos());
