@@ -116,7 +116,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /**
      * Changes of keys, counted per stripe of keys (by hash) under the store's lock: a read-through load
      * notes its key's count before it looks the key up, and stores what it loaded only if the count is the
-     * same then, so that a put, a remove or a clear while it loaded (its value may be older) wins.
+     * same then, so that a write while it loaded (its value may be older) wins: every write call counts,
+     * whatever it finds (see {@link Change#EVERY_CALL}), and a clear counts in every stripe.
      */
     private final AtomicLongArray changes = new AtomicLongArray(CHANGE_STRIPES);
     private static final int CHANGE_STRIPES = 1024;
@@ -903,7 +904,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      */
     private void renewAccessed(K key, long seenExpiresAt, long at) {
         compute(key, null, (k, current) ->
-                current == null || current.expiresAtMillis() != seenExpiresAt ? current : current.withExpiry(at));
+                current == null || current.expiresAtMillis() != seenExpiresAt ? current : current.withExpiry(at),
+                Change.IF_CHANGED);
     }
 
     /**
@@ -935,7 +937,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return null;
             }
             return current;
-        });
+        }, Change.IF_CHANGED);
         return dropped[0];
     }
 
@@ -1280,7 +1282,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return op.create(key, value, old);
             }
             return replaceExisting ? op.update(key, value, live) : old;
-        }, false);
+        }, Change.NEVER);
     }
 
     // ---------------------------------------------------------------------------------------------------
@@ -1803,6 +1805,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 return old;
             }
             done[0] = entry.operation();
+            if (done[0] == ProcessorEntry.Operation.CREATE || done[0] == ProcessorEntry.Operation.UPDATE
+                    || done[0] == ProcessorEntry.Operation.REMOVE) {
+                // a write, whatever it finds (a remove of an absent key deletes through the writer): a
+                // read-through load of the key running meanwhile must not store what it read before
+                changes.incrementAndGet(changeStripe(key));
+            }
             try {
                 return applyProcessed(key, entry, old, live, op);
             } catch (RuntimeException e) {
@@ -1810,7 +1818,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 done[0] = null;
                 return old;
             }
-        });
+        }, Change.IF_CHANGED); // a processor that only reads is no write; its writes were counted above
         op.finish(() -> {
             if (statisticsOn()) {
                 statistics.get(existed[0]);
@@ -2184,15 +2192,29 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
      * thread doing the reverse.
      */
     private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping) {
-        compute(key, op, remapping, true);
+        compute(key, op, remapping, Change.EVERY_CALL);
+    }
+
+    /** What a {@link #compute} counts in {@link #changes}. */
+    private enum Change {
+        /**
+         * A write call, counted whatever it finds or does: a read-through load running meanwhile must not
+         * store the value it read before it. A removal or conditional write that finds the key absent (a
+         * {@code remove(key)} whose writer deleted the key from the source, a {@code replace}) counted
+         * nothing, and the load's older value was stored after it.
+         */
+        EVERY_CALL,
+        /** A read's own upkeep (an expired entry dropped, an access expiry written back): counted if it changes the entry. */
+        IF_CHANGED,
+        /** A read-through load's own store, or a getAll's first store would stop its stores of the stripe's other keys. */
+        NEVER
     }
 
     /**
-     * @param op             the operation whose events {@code remapping} records, or null if it records none
-     * @param countsAsChange whether a new value counts in {@link #changes}: not for a read-through load's
-     *                       own store, or a getAll's first store would stop its stores of the stripe's other keys
+     * @param op     the operation whose events {@code remapping} records, or null if it records none
+     * @param counts what counts in {@link #changes}
      */
-    private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping, boolean countsAsChange) {
+    private void compute(K key, Op op, BiFunction<K, Expirable<V>, Expirable<V>> remapping, Change counts) {
         try {
             storeImpl().compute(key, (k, keyBytes, old) -> {
                 if (op != null) {
@@ -2205,7 +2227,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 } finally {
                     insideCompute.remove();
                 }
-                if (countsAsChange && result != old) {
+                if (counts == Change.EVERY_CALL || counts == Change.IF_CHANGED && result != old) {
                     changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
                 }
                 return result;
