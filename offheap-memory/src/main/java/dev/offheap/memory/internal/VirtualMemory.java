@@ -7,8 +7,10 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -212,11 +214,23 @@ public final class VirtualMemory {
     /**
      * Runs {@code freeing} (a close of an arena that owns memory, an unmap) {@link #RELEASE_GRACE_MILLIS}
      * from now on the library's unmapping thread, for memory whose users' scopes are closed already; or now
-     * if no thread could take it. A failure of {@code freeing} is logged, as nobody waits for it.
+     * if no thread could take it. It runs once, whichever way: a thread that could not be started leaves the
+     * scheduled run in the executor's queue, for the next thread it starts. A failure of {@code freeing} is
+     * logged, as nobody waits for it; run now, it is thrown to the caller.
      */
     public static void afterGrace(Runnable freeing) {
+        afterGrace(freeing, Unmapper.EXECUTOR, RELEASE_GRACE_MILLIS);
+    }
+
+    /** {@link #afterGrace(Runnable)} on {@code executor}, {@code delayMillis} from now: for tests. */
+    static void afterGrace(Runnable freeing, ScheduledExecutorService executor, long delayMillis) {
         FREES_WAITING.incrementAndGet();
+        // taken by whichever runs it first: the scheduled run, or the caller when scheduling failed
+        AtomicBoolean taken = new AtomicBoolean();
         Runnable logged = () -> {
+            if (!taken.compareAndSet(false, true)) {
+                return; // queued by a schedule whose thread could not start, and freed by its caller then
+            }
             try {
                 freeing.run();
             } catch (RuntimeException | Error e) {
@@ -226,11 +240,15 @@ public final class VirtualMemory {
             }
         };
         try {
-            Unmapper.EXECUTOR.schedule(logged, RELEASE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            executor.schedule(logged, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException | OutOfMemoryError e) {
-            // no thread to free it later (none could be made): freed now, as before the grace existed
-            FREES_WAITING.decrementAndGet();
-            freeing.run();
+            // no thread to free it later (none could be made): freed now, as before the grace existed. The
+            // executor may have queued the run before its thread failed to start: taking it here makes that
+            // run do nothing, where it freed (unmapped) the memory a second time once a later thread started
+            if (taken.compareAndSet(false, true)) {
+                FREES_WAITING.decrementAndGet();
+                freeing.run();
+            }
         }
     }
 
