@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * {@code mmap}, {@code mprotect}, {@code madvise} and {@code munmap} through {@link Linker}, for
@@ -178,6 +179,16 @@ public final class VirtualMemory {
     /** Frees handed to {@link #afterGrace} that have not run yet. */
     private static final AtomicInteger FREES_WAITING = new AtomicInteger();
 
+    /** Its write lock is a {@link #holdFrees} hold; each free after the grace runs under its read lock. */
+    private static final ReentrantReadWriteLock FREES_HELD = new ReentrantReadWriteLock();
+
+    /** A hold on the frees after the grace, from {@link #holdFrees}; closing it lets them run. */
+    public interface FreesHeld extends AutoCloseable {
+        /** Lets the held frees run: those whose grace has ended run now. Call it on the thread that took the hold. */
+        @Override
+        void close();
+    }
+
     /**
      * The smallest page size of the systems the library maps memory on (x86-64, aarch64 with 4 KiB pages;
      * a page of 16 or 64 KiB holds whole pages of this size, and a purge rounds to its own pages).
@@ -231,12 +242,15 @@ public final class VirtualMemory {
             if (!taken.compareAndSet(false, true)) {
                 return; // queued by a schedule whose thread could not start, and freed by its caller then
             }
+            FREES_HELD.readLock().lock();
             try {
                 freeing.run();
             } catch (RuntimeException | Error e) {
                 LOG.log(System.Logger.Level.WARNING, "could not free memory after its grace", e);
             } finally {
+                // counted down under the lock: a hold taken after this free sees it counted out already
                 FREES_WAITING.decrementAndGet();
+                FREES_HELD.readLock().unlock();
             }
         };
         try {
@@ -250,6 +264,21 @@ public final class VirtualMemory {
                 freeing.run();
             }
         }
+    }
+
+    /**
+     * Holds back every free handed to {@link #afterGrace} (and so every unmap of {@link #release}) until the
+     * returned hold is closed; one whose grace ends meanwhile waits, and runs once the hold is closed. For tests
+     * that read freed memory right after its close, as only a late access would: without the hold, a test
+     * thread that a loaded machine stalls for longer than the grace reads unmapped memory and kills the JVM.
+     * A free run at once because no thread could take it is not held back.
+     *
+     * @return the hold, taken once a free running now has ended (the caller waits for it); close it on the
+     *         calling thread
+     */
+    public static FreesHeld holdFrees() {
+        FREES_HELD.writeLock().lock();
+        return () -> FREES_HELD.writeLock().unlock();
     }
 
     /** @return frees handed to {@link #afterGrace} that have not run yet: for tests and diagnostics */

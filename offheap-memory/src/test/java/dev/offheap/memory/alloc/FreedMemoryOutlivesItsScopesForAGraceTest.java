@@ -24,7 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * grace period first ({@link VirtualMemory#RELEASE_GRACE_MILLIS}). A shared arena's close can let a thread
  * that is inside an access make one more load or store after the close returns (JDK-8364167): over
  * unmapped memory that one access kills the JVM. These tests read and write straight at the old
- * addresses, as only such a straggler would, inside the grace, and see the memory go after it.
+ * addresses, as only such a straggler would, inside the grace, and see the memory go after it. They hold
+ * the frees back ({@link VirtualMemory#holdFrees()}) while they read: a test thread that a loaded machine
+ * stalls for longer than the grace would otherwise read unmapped memory and kill the test JVM.
  */
 class FreedMemoryOutlivesItsScopesForAGraceTest {
 
@@ -34,7 +36,7 @@ class FreedMemoryOutlivesItsScopesForAGraceTest {
      * the JVM. Then it is unmapped. Read straight from the address here, as only such an access would.
      */
     @Test
-    @SuppressWarnings("restricted")
+    @SuppressWarnings({"restricted", "try"}) // the hold is only held
     void aClosedAllocatorsRangeStaysMappedAndPurgedThroughTheGraceThenIsUnmapped() throws Exception {
         Assumptions.assumeTrue(VirtualMemory.LINUX, "purged memory reads zero and /proc/self/maps exists on Linux only");
         PooledAllocator pool = PooledAllocator.builder().capacity(32L << 20).idleRelease(Duration.ZERO).build();
@@ -42,32 +44,40 @@ class FreedMemoryOutlivesItsScopesForAGraceTest {
         MemorySegment large = pool.allocate(1 << 20);
         small.fill((byte) 7);
         large.fill((byte) 9);
-        long releasingBefore = VirtualMemory.releasingBytes();
-        pool.close();
-        long closedAt = System.nanoTime();
-        MemorySegment stillMapped = MemorySegment.ofAddress(large.address()).reinterpret(1 << 20);
-        MemorySegment smallStillMapped = MemorySegment.ofAddress(small.address()).reinterpret(64);
-        assertThat(stillMapped.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
-        assertThat(smallStillMapped.get(ValueLayout.JAVA_LONG, 8)).isZero();
-        stillMapped.set(ValueLayout.JAVA_LONG, 4096, 42L); // a straggler's store: harmless
-        long elapsedMillis = (System.nanoTime() - closedAt) / 1_000_000;
-        assertThat(elapsedMillis).as("the reads above ran inside the grace").isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
-        assertThat(VirtualMemory.releasingBytes()).isGreaterThanOrEqualTo(releasingBefore + (32L << 20));
-        assertThat(mappingsCovering(large.address())).as("mapped through the grace").isNotEmpty();
+        long closing;
+        try (VirtualMemory.FreesHeld held = VirtualMemory.holdFrees()) {
+            long releasingBefore = VirtualMemory.releasingBytes();
+            closing = System.nanoTime();
+            pool.close();
+            MemorySegment stillMapped = MemorySegment.ofAddress(large.address()).reinterpret(1 << 20);
+            MemorySegment smallStillMapped = MemorySegment.ofAddress(small.address()).reinterpret(64);
+            assertThat(stillMapped.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
+            assertThat(smallStillMapped.get(ValueLayout.JAVA_LONG, 8)).isZero();
+            stillMapped.set(ValueLayout.JAVA_LONG, 4096, 42L); // a straggler's store: harmless
+            assertThat(VirtualMemory.releasingBytes()).isGreaterThanOrEqualTo(releasingBefore + (32L << 20));
+            assertThat(mappingsCovering(large.address())).as("mapped through the grace").isNotEmpty();
+        }
 
         assertThat(eventually(() -> mappingsCovering(large.address()).isEmpty())).as("unmapped after the grace").isTrue();
+        assertThat(millisSince(closing)).as("not before the grace ended").isGreaterThanOrEqualTo(VirtualMemory.RELEASE_GRACE_MILLIS);
     }
 
     @Test
+    @SuppressWarnings("try") // the hold is only held
     void aLargeRegionOfAClosedArenaIsPurgedAndUnmappedAfterTheGrace() throws Exception {
         Assumptions.assumeTrue(VirtualMemory.LINUX, "large regions are mapped by the library on Linux only");
         Arena arena = Arena.ofShared();
         MemorySegment region = LargeRegions.allocate(4L << 20, arena);
         region.fill((byte) 3);
         long address = region.address();
-        arena.close();
-        assertThat(mappingsCovering(address)).as("mapped through the grace").isNotEmpty();
+        long closing;
+        try (VirtualMemory.FreesHeld held = VirtualMemory.holdFrees()) {
+            closing = System.nanoTime();
+            arena.close();
+            assertThat(mappingsCovering(address)).as("mapped through the grace").isNotEmpty();
+        }
         assertThat(eventually(() -> mappingsCovering(address).isEmpty())).as("unmapped after the grace").isTrue();
+        assertThat(millisSince(closing)).as("not before the grace ended").isGreaterThanOrEqualTo(VirtualMemory.RELEASE_GRACE_MILLIS);
     }
 
     /** The lines of /proc/self/maps whose range holds {@code address}. */
@@ -92,29 +102,30 @@ class FreedMemoryOutlivesItsScopesForAGraceTest {
     }
 
     @Test
-    @SuppressWarnings("restricted")
+    @SuppressWarnings({"restricted", "try"}) // the hold is only held
     void aClosedManagersNativeChunksArePurgedAtOnceAndFreedAfterTheGrace() throws Exception {
         Assumptions.assumeTrue(VirtualMemory.LINUX, "purged memory reads zero on Linux only");
         MemoryManager manager = MemoryManager.builder().name("grace").type(MemoryType.NATIVE).totalSize(32L << 20)
                 .pageSize(64 << 10).registerMBean(false).build();
         MemorySegment page = manager.allocatePage("owner");
         page.fill((byte) 5);
-        int waitingBefore = VirtualMemory.freesWaiting();
-        manager.close();
-        long closedAt = System.nanoTime();
-        assertThat(page.scope().isAlive()).as("the page itself is revoked at once").isFalse();
-        // a 16 MiB chunk comes from malloc's own mapping, which free() unmaps: read at once, it must still be there
-        MemorySegment stillThere = MemorySegment.ofAddress(page.address()).reinterpret(64 << 10);
-        assertThat(stillThere.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
-        stillThere.set(ValueLayout.JAVA_LONG, 8, 42L); // a straggler's store: harmless
-        assertThat((System.nanoTime() - closedAt) / 1_000_000).as("inside the grace")
-                .isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
-        assertThat(VirtualMemory.freesWaiting()).as("its one chunk (made on first use) waits for the grace").isGreaterThanOrEqualTo(waitingBefore + 1);
+        int waitingBefore;
+        try (VirtualMemory.FreesHeld held = VirtualMemory.holdFrees()) {
+            waitingBefore = VirtualMemory.freesWaiting();
+            manager.close();
+            assertThat(page.scope().isAlive()).as("the page itself is revoked at once").isFalse();
+            // a 16 MiB chunk comes from malloc's own mapping, which free() unmaps: read now, it must still be there
+            MemorySegment stillThere = MemorySegment.ofAddress(page.address()).reinterpret(64 << 10);
+            assertThat(stillThere.get(ValueLayout.JAVA_LONG, 0)).as("purged at close").isZero();
+            stillThere.set(ValueLayout.JAVA_LONG, 8, 42L); // a straggler's store: harmless
+            assertThat(VirtualMemory.freesWaiting()).as("its one chunk (made on first use) waits for the grace")
+                    .isGreaterThanOrEqualTo(waitingBefore + 1);
+        }
         assertThat(eventually(() -> VirtualMemory.freesWaiting() <= waitingBefore)).as("freed after the grace").isTrue();
     }
 
     @Test
-    @SuppressWarnings("restricted")
+    @SuppressWarnings({"restricted", "try"}) // the hold is only held
     void aClosedStackAllocatorsChunksStayAsTheyWereThroughTheGraceThenAreFreed() throws Exception {
         StackAllocator stacks = StackAllocator.builder().stackSize(1 << 20).build();
         long address;
@@ -123,17 +134,21 @@ class FreedMemoryOutlivesItsScopesForAGraceTest {
             segment.fill((byte) 0x5A);
             address = segment.address();
         }
-        int waitingBefore = VirtualMemory.freesWaiting();
-        stacks.close();
-        long closedAt = System.nanoTime();
-        // a 1 MiB chunk comes from malloc's own mapping, which free() unmaps at once
-        MemorySegment stillThere = MemorySegment.ofAddress(address).reinterpret(1 << 16);
-        assertThat(stillThere.get(ValueLayout.JAVA_BYTE, 100)).as("not freed yet").isEqualTo((byte) 0x5A);
-        stillThere.set(ValueLayout.JAVA_LONG, 8, 42L);
-        assertThat((System.nanoTime() - closedAt) / 1_000_000).as("inside the grace")
-                .isLessThan(VirtualMemory.RELEASE_GRACE_MILLIS);
-        assertThat(VirtualMemory.freesWaiting()).isGreaterThanOrEqualTo(waitingBefore + 1);
+        int waitingBefore;
+        try (VirtualMemory.FreesHeld held = VirtualMemory.holdFrees()) {
+            waitingBefore = VirtualMemory.freesWaiting();
+            stacks.close();
+            // a 1 MiB chunk comes from malloc's own mapping, which free() unmaps at once
+            MemorySegment stillThere = MemorySegment.ofAddress(address).reinterpret(1 << 16);
+            assertThat(stillThere.get(ValueLayout.JAVA_BYTE, 100)).as("not freed yet").isEqualTo((byte) 0x5A);
+            stillThere.set(ValueLayout.JAVA_LONG, 8, 42L);
+            assertThat(VirtualMemory.freesWaiting()).isGreaterThanOrEqualTo(waitingBefore + 1);
+        }
         assertThat(eventually(() -> VirtualMemory.freesWaiting() <= waitingBefore)).as("freed after the grace").isTrue();
+    }
+
+    private static long millisSince(long nanoTime) {
+        return (System.nanoTime() - nanoTime) / 1_000_000;
     }
 
     private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
