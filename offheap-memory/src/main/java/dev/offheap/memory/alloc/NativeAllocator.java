@@ -3,6 +3,7 @@ package dev.offheap.memory.alloc;
 import dev.offheap.memory.Budget;
 import dev.offheap.memory.BudgetExceededException;
 import dev.offheap.memory.internal.PlatformMBeans;
+import dev.offheap.memory.internal.VirtualMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -442,15 +443,21 @@ public final class NativeAllocator implements Allocator {
                 }
             }
             long[] released = new long[1];
+            AddressList freed = new AddressList();
             table.closeAndDrain((address, value) -> {
                 Arena own = ownScopes.remove(address);
                 if (own != null && own.scope().isAlive()) {
                     own.close();
                 }
-                functions.free(address);
+                freed.add(address);
                 released[0] += value & SIZE_MASK;
                 return 0;
             });
+            // back to the C allocator a grace period from now, not at once: an access may still slip past the
+            // closes above (VirtualMemory.RELEASE_GRACE_MILLIS), and a late store into a block malloc has taken
+            // back could corrupt its free lists (or fault, in a large block free() unmapped)
+            NativeFunctions allocatorFunctions = functions;
+            VirtualMemory.afterGrace(() -> freed.forEach(allocatorFunctions::free));
             if (tracker != null) {
                 tracker.clear();
             }

@@ -80,11 +80,19 @@ public final class StackAllocator implements AutoCloseable {
      * hold it without its thread. Thread-safe: the owner thread adds, a closing thread or a cleaner frees.
      */
     private static final class ChunkMemory {
-        private long[] addresses = new long[2];
-        private int count;
+        private final AddressList addresses = new AddressList();
+        /** The stack's bytes: counted here, under the lock that {@link #freeAfterGrace} takes. */
+        private final AtomicLong bytes;
         private boolean freed;
 
-        /** @return the address of a new block of {@code size} bytes, {@link #CHUNK_ALIGNMENT}-aligned, not zeroed */
+        ChunkMemory(AtomicLong bytes) {
+            this.bytes = bytes;
+        }
+
+        /**
+         * @return the address of a new block of {@code size} bytes, {@link #CHUNK_ALIGNMENT}-aligned, not zeroed,
+         * counted in the stack's bytes: a free that comes after this returns finds them there
+         */
         synchronized long allocate(long size) {
             if (freed) {
                 // the owner thread grew its stack while another thread's close() freed it
@@ -94,14 +102,15 @@ public final class StackAllocator implements AutoCloseable {
             if (address == 0) {
                 throw new OutOfMemoryError("cannot allocate a stack chunk of " + size + " bytes (aligned_alloc failed)");
             }
-            if (count == addresses.length) {
-                addresses = java.util.Arrays.copyOf(addresses, count * 2);
-            }
-            addresses[count++] = address;
+            addresses.add(address);
+            bytes.addAndGet(size);
             return address;
         }
 
-        /** Frees every block a grace period from now; later calls do nothing. */
+        /**
+         * Frees every block a grace period from now; later calls do nothing. A caller that reads the stack's
+         * bytes after this (to give them back to the budget) sees every block, as no block is added after it.
+         */
         void freeAfterGrace() {
             synchronized (this) {
                 if (freed) {
@@ -113,10 +122,8 @@ public final class StackAllocator implements AutoCloseable {
         }
 
         private synchronized void freeAll() {
-            for (int i = 0; i < count; i++) {
-                NativeFunctions.libc().free(addresses[i]);
-            }
-            count = 0;
+            addresses.forEach(NativeFunctions.libc()::free);
+            addresses.clear();
         }
     }
 
@@ -718,7 +725,7 @@ public final class StackAllocator implements AutoCloseable {
         /** The scope of every segment the stack hands out; closing it makes them all inaccessible. */
         final Arena arena = Arena.ofShared();
         /** The chunks' memory, which {@link #arena} only views: freed a grace period after {@link #arena} closes. */
-        final ChunkMemory memory = new ChunkMemory();
+        final ChunkMemory memory;
         MemorySegment[] chunks = new MemorySegment[2];
         int chunkCount;
         int chunkIndex;
@@ -755,6 +762,7 @@ public final class StackAllocator implements AutoCloseable {
         ThreadStack(Thread thread) {
             this.thread = thread;
             this.owner = thread;
+            this.memory = new ChunkMemory(bytes);
         }
 
         boolean isFreed() {
@@ -818,20 +826,23 @@ public final class StackAllocator implements AutoCloseable {
             if (budget != null) {
                 reserve(size);
             }
-            MemorySegment chunk;
+            long address;
             try {
-                chunk = inScope(memory.allocate(size), size, arena);
+                address = memory.allocate(size);
             } catch (RuntimeException | Error e) {
                 if (budget != null) {
                     budget.release(size);
                 }
                 throw e;
             }
+            // counted in bytes from here: a close() that frees the stack now gives this chunk's charge back
+            // with the others', also when the scope below is closed already (then this throws, and the block
+            // goes with the stack's other blocks)
+            MemorySegment chunk = inScope(address, size, arena);
             if (chunkCount == chunks.length) {
                 chunks = java.util.Arrays.copyOf(chunks, chunkCount * 2);
             }
             chunks[chunkCount++] = chunk;
-            bytes.addAndGet(size);
             return chunk;
         }
 

@@ -80,6 +80,31 @@ class FreedMemoryOutlivesItsScopesForAGraceTest {
         assertThat(millisSince(closing)).as("not before the grace ended").isGreaterThanOrEqualTo(VirtualMemory.RELEASE_GRACE_MILLIS);
     }
 
+    @Test
+    @SuppressWarnings({"restricted", "try"}) // the hold is only held
+    void aClosedNativeAllocatorsLiveBlocksGoBackToTheCLibraryAfterTheGrace() throws Exception {
+        NativeAllocator malloc = NativeAllocator.malloc();
+        MemorySegment small = malloc.allocate(64);
+        MemorySegment large = malloc.allocate(1 << 20); // over 256 KiB: a scope of its own, and malloc's own mapping
+        small.fill((byte) 0x11);
+        large.fill((byte) 0x22);
+        int waitingBefore;
+        try (VirtualMemory.FreesHeld held = VirtualMemory.holdFrees()) {
+            waitingBefore = VirtualMemory.freesWaiting();
+            malloc.close();
+            assertThat(small.scope().isAlive()).as("inaccessible at once").isFalse();
+            assertThat(large.scope().isAlive()).isFalse();
+            // not given back to malloc yet: as they were, where free() would have unmapped the large one
+            MemorySegment largeStillThere = MemorySegment.ofAddress(large.address()).reinterpret(1 << 20);
+            assertThat(largeStillThere.get(ValueLayout.JAVA_BYTE, (1 << 20) - 1)).isEqualTo((byte) 0x22);
+            assertThat(MemorySegment.ofAddress(small.address()).reinterpret(64).get(ValueLayout.JAVA_BYTE, 63))
+                    .isEqualTo((byte) 0x11);
+            largeStillThere.set(ValueLayout.JAVA_LONG, 8, 42L); // a straggler's store: harmless
+            assertThat(VirtualMemory.freesWaiting()).as("the blocks wait for the grace").isGreaterThanOrEqualTo(waitingBefore + 1);
+        }
+        assertThat(eventually(() -> VirtualMemory.freesWaiting() <= waitingBefore)).as("freed after the grace").isTrue();
+    }
+
     /** The lines of /proc/self/maps whose range holds {@code address}. */
     private static List<String> mappingsCovering(long address) {
         List<String> covering = new ArrayList<>();
