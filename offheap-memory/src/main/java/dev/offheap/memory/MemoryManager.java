@@ -2326,7 +2326,8 @@ public final class MemoryManager implements AutoCloseable {
                     // (killed while posix_fallocate grew it: the next build finds its header and grows it the rest of
                     // the way), never grown bytes without a header, which the next build would refuse as not a
                     // manager's file. No page is handed out before the file is whole, so a short file with a header
-                    // holds no page a program wrote. A build that fails (not killed) truncates an empty file it made
+                    // holds no page a program wrote, unless its header says it was whole (see markWholeIfGrown
+                    // below): then it was cut short after, and check refused it. A build that fails (not killed) truncates an empty file it made
                     // back to empty and removes a file it created, header and all.
                     MappedFileHeader.write(channel, pageSize, bytes);
                 }
@@ -2355,6 +2356,9 @@ public final class MemoryManager implements AutoCloseable {
                         throw fileLockedElsewhere(absolute);
                     }
                 }
+                // Marked whole once reserved (or, where nothing is reserved, grown by the mapping) to its full length,
+                // and locked: a later build tells this file, cut short, from one whose build stopped while it grew it.
+                MappedFileHeader.markWholeIfGrown(channel);
                 mapped = true;
                 return new Chunk(0, memory, arena, channel, descriptor, fileKey, fileUse);
             } catch (FileSpace.FileSpaceException e) {
@@ -3176,7 +3180,9 @@ public final class MemoryManager implements AutoCloseable {
          * {@link #build()} allocates every block of the file's first total-size-plus-header bytes
          * ({@code posix_fallocate}; blocks already there keep their contents, and a manager's file shorter than
          * that, left by a build killed while it grew it, is grown), so that no write
-         * through a page can fail later for want of space. The file must be a regular file of the default
+         * through a page can fail later for want of space. Once the file is whole its header is marked so; a
+         * file so marked and shorter than its header says was cut short after (its last pages are lost) and is
+         * refused by {@link #build()}, untouched, naming its length and the length it had. The file must be a regular file of the default
          * file system; the manager locks it until it closes, so that no second manager maps it meanwhile
          * (on Linux from before the build changes the file: a build in another process on the same file at
          * the same time is refused before it grows or reserves it).
@@ -3366,7 +3372,8 @@ public final class MemoryManager implements AutoCloseable {
          *                                  is not a memory manager's file (an existing non-empty file
          *                                  without a manager's header: nothing of it is changed), has
          *                                  a header of another format version or with sizes that
-         *                                  cannot be used, was made for a smaller total size,
+         *                                  cannot be used, was cut short after it was whole (nothing
+         *                                  of it is changed), was made for a smaller total size,
          *                                  cannot be created or its file system has no
          *                                  room for all of its blocks, is not a regular file of the
          *                                  default file system, or is in use by another manager; or a
