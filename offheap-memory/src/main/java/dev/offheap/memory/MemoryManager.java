@@ -17,6 +17,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -2278,8 +2279,10 @@ public final class MemoryManager implements AutoCloseable {
             boolean mapped = false;
             // the file this build may remove if it fails: never one that another process holds
             Path created = opened.created();
-            // an existing empty file this build grows: a failure leaves it empty again, as it found it
-            boolean grewEmptyFile = false;
+            // An existing file this build may grow (empty, or a manager's shorter than its header says): a failure
+            // leaves it at the length it had, with the header bytes it had (this build may rewrite or mark them).
+            long lengthBefore = -1;
+            ByteBuffer headerBefore = null;
             try {
                 // Locked before anything is judged or changed, on the descriptor that reserves the blocks, for the
                 // manager's life: a build in another process on the same new or empty file is refused before it
@@ -2319,7 +2322,16 @@ public final class MemoryManager implements AutoCloseable {
                     // and no page (its build was killed right after writing it) is made again.
                     fresh = MappedFileHeader.check(channel, absolute, bytes);
                 }
-                grewEmptyFile = opened.created() == null && size == 0;
+                if (opened.created() == null && size < fileBytes) {
+                    headerBefore = ByteBuffer.allocate((int) Math.min(size, MappedFileHeader.BYTES));
+                    while (headerBefore.hasRemaining()) {
+                        if (channel.read(headerBefore, headerBefore.position()) < 0) {
+                            throw new NoSuchFileException(absolute.toString(), null, "cut short while it was read");
+                        }
+                    }
+                    headerBefore.flip();
+                    lengthBefore = size;
+                }
                 if (fresh) {
                     // The header first, then the growth. A build killed at any point leaves the file empty (before
                     // the header: the next build makes it as a new one), or a header and at most the pages' room
@@ -2327,8 +2339,8 @@ public final class MemoryManager implements AutoCloseable {
                     // the way), never grown bytes without a header, which the next build would refuse as not a
                     // manager's file. No page is handed out before the file is whole, so a short file with a header
                     // holds no page a program wrote, unless its header says it was whole (see markWholeIfGrown
-                    // below): then it was cut short after, and check refused it. A build that fails (not killed) truncates an empty file it made
-                    // back to empty and removes a file it created, header and all.
+                    // below): then it was cut short after, and check refused it. A build that fails (not killed)
+                    // cuts an existing file it grew back to its length and header, and removes a file it created.
                     MappedFileHeader.write(channel, pageSize, bytes);
                 }
                 // Take the file's blocks now: a sparse mapping faults (InternalError from a plain access)
@@ -2352,7 +2364,7 @@ public final class MemoryManager implements AutoCloseable {
                     }
                     if (!lockForManager(channel, absolute)) {
                         created = null; // taken by another process since the check above: its file now
-                        grewEmptyFile = false;
+                        lengthBefore = -1;
                         throw fileLockedElsewhere(absolute);
                     }
                 }
@@ -2367,9 +2379,9 @@ public final class MemoryManager implements AutoCloseable {
             } finally {
                 if (!mapped) {
                     arena.close();
-                    if (grewEmptyFile) {
+                    if (lengthBefore >= 0) {
                         // the blocks the build reserved (memory, in /dev/shm) go back; a failed build left them taken
-                        truncateQuietly(channel);
+                        restoreQuietly(channel, lengthBefore, headerBefore);
                     }
                     deleteIfCreated(created);
                     closeQuietly(channel);
@@ -2478,9 +2490,13 @@ public final class MemoryManager implements AutoCloseable {
         }
     }
 
-    private static void truncateQuietly(FileChannel channel) {
+    /** Cuts the file back to {@code length} and writes {@code header} (its first bytes as they were) back. */
+    private static void restoreQuietly(FileChannel channel, long length, ByteBuffer header) {
         try {
-            channel.truncate(0);
+            channel.truncate(length);
+            while (header.hasRemaining()) {
+                channel.write(header, header.position());
+            }
         } catch (IOException ignored) {
             // the build's own failure is what the caller needs to see
         }
