@@ -2,7 +2,8 @@
  * jcstress tests of the lock-free primitives in {@code offheap-memory}: the page manager's free-slot
  * stack ({@link dev.offheap.memory.internal.SlotStack}) and {@link dev.offheap.memory.Budget}; and of the
  * cache's optimistic reads ({@link dev.offheap.jcstress.CacheGetVersusMovingPutTest}). The tests of the
- * JCache layer's package-private classes sit in their package, {@code dev.offheap.jcache.internal}.
+ * JCache layer's package-private classes sit in their package, {@code dev.offheap.jcache.internal}, and those of
+ * the memory manager's sweep of idle owners' records, which use a package-private seam, in {@code dev.offheap.memory}.
  *
  * <p>Each test is a small concurrent scenario whose actors run against one fresh state, millions of
  * times, across JIT modes; the arbiter, which runs after all actors, drains or inspects the state so

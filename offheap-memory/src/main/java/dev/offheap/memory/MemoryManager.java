@@ -2075,12 +2075,14 @@ public final class MemoryManager implements AutoCloseable {
      * what it published to the owner's new record if the sweep dropped it. Volatile on both sides, one of the two
      * always sees the other.
      *
-     * @param spare a record just made, for an owner about to use it: not dropped
+     * @param spare a record just made, for an owner about to use it: not dropped; or null
+     * @return how many records it dropped, or -1 if another thread was sweeping (then this one did nothing)
      */
-    private void sweepOwnerRecords(OwnerRecord spare) {
+    private int sweepOwnerRecords(OwnerRecord spare) {
         if (!sweepingOwners.compareAndSet(false, true)) {
-            return;
+            return -1;
         }
+        int dropped = 0;
         try {
             List<OwnerRecord> marked = new ArrayList<>();
             for (OwnerRecord record : owners.values()) {
@@ -2102,6 +2104,7 @@ public final class MemoryManager implements AutoCloseable {
                             && record.reservedBytes.get() == 0 && !isSpilling(record);
                     if (idle && OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.FORGOTTEN)) {
                         owners.remove(record.owner, record);
+                        dropped++;
                     } else {
                         OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.LIVE);
                     }
@@ -2111,6 +2114,18 @@ public final class MemoryManager implements AutoCloseable {
         } finally {
             sweepingOwners.set(false);
         }
+        return dropped;
+    }
+
+    /**
+     * Runs a sweep of the records of owners that hold nothing now, whatever the threshold: a seam for tests
+     * (offheap-jcstress races it against the paths that make a record hold something). Thread-safe, as a sweep
+     * started by a new owner is.
+     *
+     * @return how many records it dropped, or -1 if another thread was sweeping (then this call did nothing)
+     */
+    int sweepOwnerRecordsNow() {
+        return sweepOwnerRecords(null);
     }
 
     private int ownerSweepThresholdFor(int records) {
