@@ -182,4 +182,57 @@ class RecordsOfOwnersThatHoldNothingDoNotPileUpTest {
         }
         assertThat(leaks).isEmpty();
     }
+
+    /**
+     * One thread takes a page or a group for an owner that held nothing just before and gives it back with
+     * {@code releaseAll}, round after round, while another thread's new owners start sweep after sweep: a page or
+     * group taken while a sweep drops its owner's record must still be the owner's, so that each releaseAll revokes
+     * it. A group publishes its lease in all its slots with one fence, not as a single page does.
+     */
+    @Test
+    void releaseAllRevokesWhatWasTakenWhileASweepRan() throws Exception {
+        int rounds = 20_000;
+        try (MemoryManager mm = MemoryManager.builder().registerMBean(false).leakReporter(leaks::add)
+                .pageSize(PAGE).totalSize(64L * PAGE).build()) {
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            AtomicInteger missed = new AtomicInteger();
+            AtomicInteger done = new AtomicInteger();
+            Thread sweeper = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; done.get() == 0; i++) {
+                        mm.release(mm.allocatePage(new Request(i)));
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            try {
+                for (int i = 0; i < rounds && failures.isEmpty(); i++) {
+                    String owner = "owner-" + i % 4;
+                    if (i % 2 == 0) {
+                        MemorySegment page = mm.allocatePage(owner);
+                        mm.releaseAll(owner);
+                        if (page.scope().isAlive()) {
+                            missed.incrementAndGet();
+                            mm.release(page);
+                        }
+                    } else {
+                        PageGroup group = mm.allocateGroup(owner, 2);
+                        mm.releaseAll(owner);
+                        if (group.isAlive()) {
+                            missed.incrementAndGet();
+                            group.close();
+                        }
+                    }
+                }
+            } finally {
+                done.set(1);
+                sweeper.join();
+            }
+            assertThat(failures).isEmpty();
+            assertThat(missed).as("pages and groups that releaseAll did not find").hasValue(0);
+            assertThat(mm.usedPages()).isZero();
+        }
+        assertThat(leaks).isEmpty();
+    }
 }
