@@ -596,7 +596,10 @@ public final class MemoryManager implements AutoCloseable {
         // and moves the page to the owner's new record (keepLease), or this pass sees its lease
         VarHandle.fullFence();
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.owner == record) {
+            // the owner read volatile: a lease moved to a new record while its record was dropped (keepLease) is seen
+            // with the record it was moved to, which this record may be
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
+                    && Lease.OWNER.getVolatile(lease) == record) {
                 forceRelease(slot, lease);
             }
         }
@@ -1877,7 +1880,10 @@ public final class MemoryManager implements AutoCloseable {
     private long usedBytesOf(OwnerRecord record) {
         long pages = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.owner == record) {
+            // the owner read volatile: a lease moved to a new record while its record was dropped (keepLease) is seen
+            // with the record it was moved to, which this record may be
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
+                    && Lease.OWNER.getVolatile(lease) == record) {
                 pages++;
             }
         }
@@ -1943,8 +1949,10 @@ public final class MemoryManager implements AutoCloseable {
     private Map<OwnerRecord, Long> countPagesByOwner() {
         Map<OwnerRecord, Long> counts = new IdentityHashMap<>();
         for (int slot = 0; slot < totalPages; slot++) {
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && !lease.isQuarantined()) {
-                counts.merge(lease.owner, 1L, Long::sum);
+            // the owner read volatile, as usedBytesOf reads it: a lease moved to a new record is counted for that one
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
+                    && Lease.OWNER.getVolatile(lease) instanceof OwnerRecord owner) {
+                counts.merge(owner, 1L, Long::sum);
             }
         }
         return counts;
@@ -2083,8 +2091,8 @@ public final class MemoryManager implements AutoCloseable {
             return -1;
         }
         int dropped = 0;
+        List<OwnerRecord> marked = new ArrayList<>();
         try {
-            List<OwnerRecord> marked = new ArrayList<>();
             for (OwnerRecord record : owners.values()) {
                 if (record != spare && record.callback == null && record.reservedBytes.get() == 0
                         && OwnerRecord.STATE.compareAndSet(record, OwnerRecord.LIVE, OwnerRecord.SWEEPING)) {
@@ -2112,6 +2120,11 @@ public final class MemoryManager implements AutoCloseable {
             }
             ownerSweepThreshold = ownerSweepThresholdFor(owners.size());
         } finally {
+            // a sweep that failed midway (an OutOfMemoryError) leaves no record marked: a marked one could never
+            // be dropped by a later sweep
+            for (OwnerRecord record : marked) {
+                OwnerRecord.STATE.compareAndSet(record, OwnerRecord.SWEEPING, OwnerRecord.LIVE);
+            }
             sweepingOwners.set(false);
         }
         return dropped;
