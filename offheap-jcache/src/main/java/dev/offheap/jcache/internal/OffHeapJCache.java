@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -33,6 +34,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import javax.cache.Cache;
@@ -132,8 +134,12 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     private static final ThreadLocal<Boolean> DELIVERING = new ThreadLocal<>();
     /** Set while this thread runs a loadAll task of this cache; see {@link #close()}. */
     private final ThreadLocal<Boolean> loading = new ThreadLocal<>();
-    /** For {@link #storeLoaded}: store whatever changed meanwhile (an explicit loadAll). */
-    private static final long ANY_CHANGES = Long.MIN_VALUE;
+    /**
+     * The keys of the running {@code loadAll} task, from before its loader runs until it has stored what it
+     * loaded; null while none runs. Write calls mark their key there ({@link #countWrite}), so that the
+     * load does not store a key written meanwhile. One task runs at a time (the load executor has one thread).
+     */
+    private volatile KeysBeingLoaded keysBeingLoaded;
 
     OffHeapJCache(OffHeapCacheManager manager, String name, OffHeapConfiguration<K, V> configuration) {
         this.manager = manager;
@@ -850,7 +856,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 unmark.run();
             }
             if (value != null) {
-                storeLoaded(key, value, false, changesSeen, op);
+                storeLoaded(key, value, false, () -> changes.get(changeStripe(key)) != changesSeen, op);
             }
             return value;
         } finally {
@@ -1145,7 +1151,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     }
                 }
                 notStored = storeEach(toStore, one -> {
-                    storeLoaded(one.key(), one.value(), false, one.changesSeen(), op);
+                    storeLoaded(one.key(), one.value(), false,
+                            () -> changes.get(changeStripe(one.key())) != one.changesSeen(), op);
                     result.put(one.key(), one.value());
                 });
             }
@@ -1189,6 +1196,14 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         return live != null && live;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The loader runs on a background thread of the cache, one {@code loadAll} at a time. A key that a
+     * write call (put, remove, replace, an entry processor's write, clear...) writes while the loader runs,
+     * whatever the call finds, keeps what that write left: the value loaded, read before the write, is not
+     * stored for it. The other keys are stored as {@code replaceExistingValues} says.
+     */
     @Override
     public void loadAll(Set<? extends K> keys, boolean replaceExistingValues, CompletionListener completionListener) {
         ensureOpen();
@@ -1225,14 +1240,31 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                     toLoad.add(key);
                 }
             }
-            Map<K, V> loaded = loadManyMarked(toLoad);
-            Op op = new Op();
-            Throwable notStored = storeEach(loaded.entrySet(), entry -> {
-                if (entry.getKey() != null && entry.getValue() != null) {
-                    storeLoaded(entry.getKey(), entry.getValue(), replaceExistingValues, ANY_CHANGES, op);
-                }
-            });
-            op.finishAfter(notStored);
+            // Before the loader reads its source: a write after this may be newer than what it reads. The
+            // keys asked for are followed one by one; a key the loader returns unasked by its stripe's count.
+            KeysBeingLoaded marks = keysToFollow(toLoad);
+            long[] stripeCounts = new long[CHANGE_STRIPES];
+            for (int stripe = 0; stripe < CHANGE_STRIPES; stripe++) {
+                stripeCounts[stripe] = changes.get(stripe);
+            }
+            keysBeingLoaded = marks;
+            try {
+                Map<K, V> loaded = loadManyMarked(toLoad);
+                Op op = new Op();
+                Throwable notStored = storeEach(loaded.entrySet(), entry -> {
+                    K key = entry.getKey();
+                    if (key != null && entry.getValue() != null) {
+                        ByteBuffer content = keyContent(key);
+                        int stripe = changeStripe(key);
+                        storeLoaded(key, entry.getValue(), replaceExistingValues, marks.holds(content)
+                                ? () -> marks.writtenSince(content)
+                                : () -> changes.get(stripe) != stripeCounts[stripe], op);
+                    }
+                });
+                op.finishAfter(notStored);
+            } finally {
+                keysBeingLoaded = null;
+            }
         } catch (Throwable t) {
             failure = t;
         }
@@ -1252,6 +1284,26 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     }
 
     /**
+     * @return the keys {@code loadAll} asks its loader for, to be marked by the writes made while it loads;
+     *         a key the key serializer cannot write is left out (the store fails its store, and says so)
+     */
+    private KeysBeingLoaded keysToFollow(List<K> keys) {
+        List<ByteBuffer> contents = new ArrayList<>(keys.size());
+        int[] stripes = new int[keys.size()];
+        for (K key : keys) {
+            ByteBuffer content;
+            try {
+                content = keyContent(key);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            stripes[contents.size()] = changeStripe(key);
+            contents.add(content);
+        }
+        return new KeysBeingLoaded(contents, Arrays.copyOf(stripes, contents.size()), CHANGE_STRIPES);
+    }
+
+    /**
      * The store calls of an operation on many keys, one per item ({@code storeOne}, which makes its own
      * events and counts): one that fails (a value over the entry limit or refused by its serializer, a key
      * longer than the store takes) does not stop the others; it stopped them, and the keys after it were
@@ -1268,13 +1320,15 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
     /**
      * Stores a value a loader returned, with a CREATED event (and an EXPIRED one for an expired entry it
      * replaces), unless its creation expiry is already over. A live entry is replaced only if
-     * {@code replaceExisting}: loads run outside the store's lock, and for read-through a value another
-     * thread stored meanwhile wins over the load, and so does a removal or clear since
-     * {@code changesSeen} (the key's change count before the loader ran, or {@link #ANY_CHANGES}).
+     * {@code replaceExisting}. Loads run outside the store's lock: a write of the key while the loader ran
+     * wins over the load, whose value may be older than it.
+     *
+     * @param changedMeanwhile asked under the store's lock: whether the key was written (or may have been)
+     *                         since before the loader ran; if so nothing is stored
      */
-    private void storeLoaded(K key, V value, boolean replaceExisting, long changesSeen, Op op) {
+    private void storeLoaded(K key, V value, boolean replaceExisting, BooleanSupplier changedMeanwhile, Op op) {
         compute(key, op, (k, old) -> {
-            if (changesSeen != ANY_CHANGES && changes.get(changeStripe(key)) != changesSeen) {
+            if (changedMeanwhile.getAsBoolean()) {
                 return old; // changed while it loaded: the value loaded may be older than that change
             }
             Expirable<V> live = live(old, op.now);
@@ -1297,7 +1351,7 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         if (eternal && listeners.isEmpty() && (writer == null || !configuration.isWriteThrough())) {
             // Nothing to ask the old entry: every entry lives forever, nobody listens, nothing writes
             // through. A plain put skips compute's read of the old value.
-            changes.incrementAndGet(changeStripe(key)); // before the change shows, as compute does
+            countWrite(key); // before the change shows, as compute does
             try {
                 store.put(key, Expirable.of(value, Expirable.NEVER));
             } catch (RuntimeException | Error e) {
@@ -1773,6 +1827,10 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         for (int stripe = 0; stripe < CHANGE_STRIPES; stripe++) {
             changes.incrementAndGet(stripe);
         }
+        KeysBeingLoaded loads = keysBeingLoaded;
+        if (loads != null) {
+            loads.cleared();
+        }
         store.invalidateAll();
     }
 
@@ -1808,8 +1866,8 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
             if (done[0] == ProcessorEntry.Operation.CREATE || done[0] == ProcessorEntry.Operation.UPDATE
                     || done[0] == ProcessorEntry.Operation.REMOVE) {
                 // a write, whatever it finds (a remove of an absent key deletes through the writer): a
-                // read-through load of the key running meanwhile must not store what it read before
-                changes.incrementAndGet(changeStripe(key));
+                // read-through load or loadAll of the key running meanwhile must not store what it read before
+                countWrite(key);
             }
             try {
                 return applyProcessed(key, entry, old, live, op);
@@ -2227,8 +2285,11 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
                 } finally {
                     insideCompute.remove();
                 }
-                if (counts == Change.EVERY_CALL || counts == Change.IF_CHANGED && result != old) {
-                    changes.incrementAndGet(changeStripe(key)); // under the store's lock, before the change shows
+                // under the store's lock, before the change shows
+                if (counts == Change.EVERY_CALL) {
+                    countWrite(key);
+                } else if (counts == Change.IF_CHANGED && result != old) {
+                    changes.incrementAndGet(changeStripe(key)); // a read's upkeep: no write a loadAll must yield to
                 }
                 return result;
             });
@@ -2244,6 +2305,21 @@ public final class OffHeapJCache<K, V> implements Cache<K, V>, ExpiryCleanUp {
         }
         if (op != null) {
             op.deliver(); // now, not at the operation's end: its turns would hold up other threads meanwhile
+        }
+    }
+
+    /**
+     * Counts a write call of {@code key}, whatever it found or did, in {@link #changes} and, if a
+     * {@code loadAll} loads the key, in {@link #keysBeingLoaded}: a load running meanwhile does not store the
+     * value it read before the write. Called before the change shows (under the store's lock of the key,
+     * where there is one); the key is serialized only where the loadAll's keys share its stripe.
+     */
+    private void countWrite(K key) {
+        int stripe = changeStripe(key);
+        changes.incrementAndGet(stripe);
+        KeysBeingLoaded loads = keysBeingLoaded;
+        if (loads != null && loads.mayHold(stripe)) {
+            loads.written(keyContent(key));
         }
     }
 
