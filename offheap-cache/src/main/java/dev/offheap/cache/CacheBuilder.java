@@ -251,7 +251,8 @@ public final class CacheBuilder<K, V> {
 
     /**
      * @return a new cache
-     * @throws IllegalStateException if no capacity was set, the capacity is too small for the cache's tables or
+     * @throws IllegalStateException if no capacity was set, the capacity is too small for the cache's tables and heap bookkeeping
+     *         (some 2 KB and 4 bytes per byte of its {@linkplain #name(String) name} besides its segments') or
      *         more than a cache can address (32 TiB), or the {@linkplain #maxEntryBytes max entry size} set is more than a segment of this capacity can hold
      * @throws dev.offheap.memory.BudgetExceededException if the budget cannot hold the capacity
      * @throws java.util.concurrent.RejectedExecutionException if the {@linkplain #cleanUpInterval(Duration,

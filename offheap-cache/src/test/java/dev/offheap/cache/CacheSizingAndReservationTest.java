@@ -115,7 +115,7 @@ class CacheSizingAndReservationTest {
     @Test
     void anEntryAtTheLimitIsStoredAndOneByteMoreIsRefused() {
         for (String expiry : new String[]{"none", "write", "both"}) {
-            for (long maxEntry : new long[]{-1, 1001, 2736}) {
+            for (long maxEntry : new long[]{-1, 1001, 1464}) {
                 CacheBuilder<byte[], byte[]> builder = OffHeapCache.builder(Serializer.byteArrays(), Serializer.byteArrays())
                         .capacity(OffHeapCacheImpl.MIN_CAPACITY).concurrencyLevel(1);
                 if (maxEntry > 0) {
