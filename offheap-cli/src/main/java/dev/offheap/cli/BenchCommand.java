@@ -355,7 +355,7 @@ public final class BenchCommand implements Command {
     private static int intInRange(String option, String what, String text, int max) throws UsageException {
         int n;
         try {
-            n = Integer.parseInt(text);
+            n = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, OptionValues.wholeNumber(text)));
         } catch (NumberFormatException e) {
             n = -1;
         }

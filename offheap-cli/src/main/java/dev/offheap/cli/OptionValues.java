@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The parsing steps every subcommand's options share, each failing with a {@link UsageException}
@@ -129,9 +130,32 @@ public final class OptionValues {
         return value;
     }
 
+    /** A whole number as {@link #wholeNumber(String)} reads it. */
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("-?[0-9]+(_+[0-9]+)*");
+
+    /** What a message says of how a whole number is written, after the text it refused. */
+    public static final String HOW_NUMBERS_ARE_WRITTEN = "ASCII digits; underscores may only separate digits, as in 100_000";
+
+    /**
+     * Reads a whole number the way sizes ({@link dev.offheap.memory.ByteSize#parse(String)}) read theirs: ASCII
+     * digits, underscores only between two digits (one or several, as in a Java literal: {@code 100_000}), and
+     * a minus sign in front of a negative one. Not {@code _5}, {@code 5_}, {@code +5} or another script's
+     * digits, which {@link Long#parseLong(String)} takes. Stateless and thread-safe.
+     *
+     * @param text the text
+     * @return the number
+     * @throws NumberFormatException if the text is not so written or does not fit in a long
+     */
+    public static long wholeNumber(String text) {
+        if (!WHOLE_NUMBER.matcher(text).matches()) {
+            throw new NumberFormatException("not a whole number: '" + text + "'");
+        }
+        return Long.parseLong(text.replace("_", ""));
+    }
+
     /**
      * @param option the option, for the message
-     * @param text a whole number, underscores allowed ({@code 100_000})
+     * @param text a whole number as {@link #wholeNumber(String)} reads it ({@code 100_000})
      * @param min the smallest accepted
      * @param max the largest accepted
      * @return the number
@@ -140,10 +164,10 @@ public final class OptionValues {
     public static long count(String option, String text, long min, long max) throws UsageException {
         long n;
         try {
-            n = Long.parseLong(text.replace("_", ""));
+            n = wholeNumber(text);
         } catch (NumberFormatException e) {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '"
-                    + text + "'");
+                    + text + "'" + (WHOLE_NUMBER.matcher(text).matches() ? "" : " (" + HOW_NUMBERS_ARE_WRITTEN + ")"));
         }
         if (n < min || n > max) {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);

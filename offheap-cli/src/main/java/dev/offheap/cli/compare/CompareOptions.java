@@ -254,9 +254,10 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--seed" -> {
                     String v = value;
                     try {
-                        seed = Long.parseLong(v);
+                        seed = OptionValues.wholeNumber(v);
                     } catch (NumberFormatException e) {
-                        throw new UsageException("--seed: expected a whole number, got '" + v + "'");
+                        throw new UsageException("--seed: expected a whole number, got '" + v + "' ("
+                                + OptionValues.HOW_NUMBERS_ARE_WRITTEN + ")");
                     }
                 }
                 case "--timeout" -> timeout = OptionValues.duration(arg, value, false);
