@@ -63,9 +63,11 @@ public final class OptionValues {
     }
 
     /**
-     * A command-line argument split at its first {@code =} when it is a long option with its value inline.
+     * A command-line argument split at its first {@code =} when it is an option with its value inline, long
+     * ({@code --count=3}) or short ({@code -c=3}).
      *
-     * @param option the option ({@code --count} of {@code --count=3}), or the whole argument
+     * @param option the option ({@code --count} of {@code --count=3}, {@code -c} of {@code -c=3}), or the whole
+     *               argument
      * @param inline the value after {@code =} ({@code 3}), possibly empty; null when none was inline
      */
     public record Split(String option, String inline) {
@@ -73,11 +75,14 @@ public final class OptionValues {
 
     /**
      * @param arg an argument of the command line
-     * @return {@code --name=value} as ({@code --name}, {@code value}); anything else as (arg, null)
+     * @return {@code --name=value} as ({@code --name}, {@code value}), {@code -n=value} as ({@code -n},
+     *         {@code value}); anything else as (arg, null)
      */
     public static Split split(String arg) {
         int equals = arg.indexOf('=');
-        return arg.startsWith("--") && equals >= 0 ? new Split(arg.substring(0, equals), arg.substring(equals + 1))
+        // a short option takes its value inline as a long one does: "-s=100" was an unknown option
+        boolean option = arg.startsWith("--") || arg.startsWith("-") && equals > 1;
+        return option && equals >= 0 ? new Split(arg.substring(0, equals), arg.substring(equals + 1))
                 : new Split(arg, null);
     }
 
