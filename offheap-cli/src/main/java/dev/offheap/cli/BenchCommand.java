@@ -270,7 +270,7 @@ public final class BenchCommand implements Command {
                 }
                 case "--prof" -> {
                     String prof = value != null ? value : next(argv, ++i, arg);
-                    if (!prof.equals("gc")) {
+                    if (!OptionValues.keyword(prof).equals("gc")) {
                         throw new UsageException("--prof: unknown profiler '" + prof + "' (supported: gc)");
                     }
                     gc = true;

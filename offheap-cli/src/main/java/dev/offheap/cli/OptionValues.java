@@ -181,6 +181,24 @@ public final class OptionValues {
     }
 
     /**
+     * A keyword value ({@code auto}, {@code zgc}, {@code memory}, a variant's name) as the options compare it: in
+     * lower case, whatever case it was given in, as sizes read their units. Only ASCII letters are lowered, so
+     * that no other character turns into one (the Kelvin sign into {@code k}). Stateless and thread-safe.
+     *
+     * @param text the value as given
+     * @return the value with A-Z lowered
+     */
+    public static String keyword(String text) {
+        char[] chars = text.toCharArray();
+        for (int i = 0; i < chars.length; i++) {
+            if (chars[i] >= 'A' && chars[i] <= 'Z') {
+                chars[i] = (char) (chars[i] + ('a' - 'A'));
+            }
+        }
+        return new String(chars);
+    }
+
+    /**
      * @param option the option, for the message
      * @param text a duration as {@link Durations#parse(String)} reads it ({@code 200us}, {@code 5s})
      * @param zeroAllowed whether 0 is accepted

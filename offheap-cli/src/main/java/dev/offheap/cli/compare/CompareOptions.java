@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -224,28 +223,36 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--requests", "-n" -> requests = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--duration", "-d" -> duration = OptionValues.duration(arg, value, false);
                 case "--rate", "-r" -> rate = count(arg, value, 1, MAX_RATE);
-                case "--warmup", "-w" -> warmup = value.equals("auto") ? AUTO : count(arg, value, 0, Long.MAX_VALUE / 2);
+                case "--warmup", "-w" -> {
+                    try {
+                        warmup = isAuto(value) ? AUTO : count(arg, value, 0, Long.MAX_VALUE / 2);
+                    } catch (UsageException e) {
+                        throw orAuto(e);
+                    }
+                }
                 case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
-                    String v = value;
-                    heap = v.equals("auto") ? 0 : size(arg, v, 16L << 20, 1L << 42);
+                    try {
+                        heap = isAuto(value) ? 0 : size(arg, value, 16L << 20, 1L << 42);
+                    } catch (UsageException e) {
+                        throw orAuto(e);
+                    }
                 }
                 case "--gc" -> {
-                    String v = value.toLowerCase(Locale.ROOT);
-                    collector = switch (v) {
+                    collector = switch (OptionValues.keyword(value)) {
                         case "g1" -> Collector.G1;
                         case "zgc", "z" -> Collector.ZGC;
                         case "parallel" -> Collector.PARALLEL;
-                        default -> throw new UsageException("--gc: unknown collector '" + v
+                        default -> throw new UsageException("--gc: unknown collector '" + value
                                 + "' (collectors: g1, zgc, parallel)");
                     };
                 }
                 case "--loader" -> {
-                    String v = value;
-                    loader = switch (v) {
+                    loader = switch (OptionValues.keyword(value)) {
                         case "db", "database" -> Workload.Loader.DATABASE;
                         case "memory" -> Workload.Loader.MEMORY;
-                        default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
+                        default -> throw new UsageException("--loader: unknown loader '" + value
+                                + "' (loaders: db, memory)");
                     };
                 }
                 case "--latency" -> latency = OptionValues.duration(arg, value, true);
@@ -357,6 +364,16 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             "\\s*[0-9]+(_+[0-9]+)*\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\\s*",
             java.util.regex.Pattern.CASE_INSENSITIVE);
 
+    /** @return whether an option's value is {@code auto}, in any case */
+    private static boolean isAuto(String value) {
+        return OptionValues.keyword(value).equals("auto");
+    }
+
+    /** @return the refusal of an option that also takes {@code auto}, saying so */
+    private static UsageException orAuto(UsageException e) {
+        return new UsageException(e.getMessage() + "; or auto (the default)");
+    }
+
     private static long size(String option, String text, long min, long max) throws UsageException {
         long n;
         try {
@@ -395,7 +412,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
     private static List<Variant> variantList(String option, String text) throws UsageException {
         List<Variant> list = new ArrayList<>();
         for (String part : items(option, text)) {
-            Variant v = Variant.byLabel(part).orElseThrow(() -> new UsageException(option + ": unknown variant '"
+            Variant v = Variant.byLabel(OptionValues.keyword(part)).orElseThrow(() -> new UsageException(option + ": unknown variant '"
                     + part + "' (variants: " + Variant.labels() + ")"));
             list.add(v);
         }

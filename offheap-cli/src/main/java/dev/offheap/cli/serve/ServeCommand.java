@@ -144,7 +144,7 @@ public final class ServeCommand implements Command {
             switch (arg) {
                 case "--variant" -> {
                     String v = inline;
-                    variant = Variant.byLabel(v).orElseThrow(() -> new UsageException("--variant: unknown variant '" + v
+                    variant = Variant.byLabel(OptionValues.keyword(v)).orElseThrow(() -> new UsageException("--variant: unknown variant '" + v
                             + "' (variants: " + Variant.labels() + ")"));
                 }
                 case "--port", "-p" -> port = (int) count(option, inline, 0, 65535);
@@ -168,7 +168,7 @@ public final class ServeCommand implements Command {
                 case "--keys", "-k" -> keys = count(option, inline, 1, Long.MAX_VALUE / 2);
                 case "--loader" -> {
                     String v = inline;
-                    memory = switch (v) {
+                    memory = switch (OptionValues.keyword(v)) {
                         case "db", "database" -> false;
                         case "memory" -> true;
                         default -> throw new UsageException("--loader: unknown loader '" + v + "' (loaders: db, memory)");
