@@ -292,14 +292,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                     + ": every thread needs at least one request per second");
         }
         int largestEntries = entries.stream().mapToInt(Integer::intValue).max().orElse(0);
-        if (keys != 0 && keys < largestEntries) {
-            // a cache with room for more offers than there are never fills: nothing is evicted, nearly every
-            // request hits, and the report would compare caches that were never full under their max entries
-            throw new UsageException("--keys " + keys + " is fewer than --max-entries " + largestEntries
-                    + ": the cache would never fill, so evictions, the hit ratio and the memory of a full cache"
-                    + " would not be measured; give --keys of at least " + largestEntries + " (default: 2 x max"
-                    + " entries), or --max-entries of at most " + keys);
-        }
+        checkKeysHoldTheCache(keys, largestEntries);
         if (latency != null && loader != Workload.Loader.MEMORY) {
             throw new UsageException("--latency applies to --loader memory only");
         }
@@ -327,6 +320,25 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 : DEFAULT_REQUESTS, duration, rate, warmup, keys, heap, collector, loader,
                 latency != null ? latency : Duration.ofNanos(200_000), db != null ? db : defaultDb(), out, seed, nmt,
                 timeout, dryRun);
+    }
+
+    /**
+     * Refuses a key space smaller than the cache, for compare and serve alike: a cache with room for more offers
+     * than there are never fills, nothing is evicted, nearly every request hits, and a report or a stats page
+     * would show caches that were never full under their max entries.
+     *
+     * @param keys {@code --keys}, or 0 where it was not given (twice the max entries)
+     * @param maxEntries {@code --max-entries}, the largest of a sweep
+     * @throws UsageException if {@code keys} is given and below {@code maxEntries}; the message names both and
+     *         what to change
+     */
+    public static void checkKeysHoldTheCache(long keys, int maxEntries) throws UsageException {
+        if (keys != 0 && keys < maxEntries) {
+            throw new UsageException("--keys " + keys + " is fewer than --max-entries " + maxEntries
+                    + ": the cache would never fill, so evictions, the hit ratio and the memory of a full cache"
+                    + " would not be measured; give --keys of at least " + maxEntries + " (default: 2 x max"
+                    + " entries), or --max-entries of at most " + keys);
+        }
     }
 
     /**

@@ -98,7 +98,8 @@ public final class ServeCommand implements Command {
                   --bind ADDR        address to listen on (default 127.0.0.1; 0.0.0.0 for all)
                   --value-size B     description size in bytes (default 100000)
                   --max-entries N    the cache's bound (default 5000)
-                  --keys N           offer ids 0..N-1 (default 2 x max entries)
+                  --keys N           offer ids 0..N-1 (default 2 x max entries); at least max entries,
+                                     or the cache would never fill
                   --loader NAME      db (default: the H2 database of 'offheap compare') or memory
                   --latency D        the memory loader's latency, below 5s (default 200us)
                   --db DIR           the database folder (default ~/.cache/offheap/compare, or under
@@ -116,7 +117,8 @@ public final class ServeCommand implements Command {
     /**
      * @param argv the arguments after "serve"
      * @return the parsed arguments
-     * @throws UsageException if an option is unknown or a value makes no sense
+     * @throws UsageException if an option is unknown or a value makes no sense (among them a {@code --keys}
+     *         below {@code --max-entries}: a cache that could never fill)
      */
     public static Args parse(List<String> argv) throws UsageException {
         Variant variant = Variant.OFF_HEAP;
@@ -182,6 +184,8 @@ public final class ServeCommand implements Command {
                         : "unexpected argument '" + arg + "' (serve takes only options)");
             }
         }
+        // as compare: a cache that never fills would make /stats show a full cache's numbers that it never had
+        CompareOptions.checkKeysHoldTheCache(keys, maxEntries);
         if (latency != null && !memory) {
             throw new UsageException("--latency applies to --loader memory only");
         }
