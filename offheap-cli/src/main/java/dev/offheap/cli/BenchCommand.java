@@ -411,7 +411,7 @@ public final class BenchCommand implements Command {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new CommandException("cannot create the output directory " + dir + ": " + e, e);
+            throw new CommandException("cannot create the output directory " + dir + ": " + Folders.whyNotCreated(dir, e), e);
         }
         Path json = dir.resolve(suite.name() + ".json");
         checkWritable(dir, json);
@@ -536,7 +536,12 @@ public final class BenchCommand implements Command {
             List<JmhResult> results = JmhResult.read(json);
             BenchReport report = new BenchReport(suite, results, RunInfo.readFor(json), Baselines.fromClassPath(),
                     goals, Suites.standard().find(suite).flatMap(Suite::goalSection).orElse(null));
-            Files.createDirectories(dir);
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw new CommandException("cannot create the output directory " + dir + ": "
+                        + Folders.whyNotCreated(dir, e), e);
+            }
             Path md = dir.resolve(suite + ".md");
             Files.writeString(md, report.markdown());
             files.add(md);

@@ -144,7 +144,8 @@ public final class CompareCommand implements Command {
         try {
             Files.createDirectories(o.out());
         } catch (IOException e) {
-            throw new CommandException("cannot create the output folder " + o.out() + ": " + e, e);
+            throw new CommandException("cannot create the output folder " + o.out() + ": "
+                    + dev.offheap.cli.Folders.whyNotCreated(o.out(), e), e);
         }
         checkWritable(o.out());
         String store = prepareStore(o, out);
@@ -228,8 +229,14 @@ public final class CompareCommand implements Command {
                         ? ": a directory of that name is in the way" : ": not writable"));
             }
         }
+        Path logs = dir.resolve("logs");
         try {
-            Path logs = Files.createDirectories(dir.resolve("logs"));
+            Files.createDirectories(logs);
+        } catch (IOException e) {
+            throw new CommandException("cannot write to the output folder " + dir + ": "
+                    + dev.offheap.cli.Folders.whyNotCreated(logs, e), e);
+        }
+        try {
             Files.delete(Files.createTempFile(dir, ".offheap-compare-", ".tmp"));
             Files.delete(Files.createTempFile(logs, ".offheap-compare-", ".tmp"));
         } catch (IOException e) {

@@ -191,7 +191,8 @@ public final class H2OfferStore implements OfferStore {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot create the database folder " + dir + ": " + e, e);
+            throw new IllegalStateException("cannot create the database folder " + dir + ": "
+                    + dev.offheap.cli.Folders.whyNotCreated(dir, e), e);
         }
         Path file = dir.resolve(NAME + ".mv.db");
         if (!Files.exists(file) && !Files.isWritable(dir)) {
