@@ -195,6 +195,7 @@ public final class CompareCommand implements Command {
         out.print(report.table());
         report.ratioLines().forEach(l -> out.println(l));
         report.verdictLines().forEach(l -> out.println("does off-heap pay? " + l));
+        report.noVerdictLine().ifPresent(l -> out.println("does off-heap pay? " + l));
         if (report.busy()) {
             out.println("offheap compare: note: other processes used more than "
                     + Math.round(100 * CompareReport.BUSY_SHARE) + "% of the CPU during the run: times are noisy; see "

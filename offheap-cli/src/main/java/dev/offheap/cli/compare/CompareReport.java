@@ -112,7 +112,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
      * but not the rest, the line says what it costs (and, when p99 is the cost, whether p99.9 goes the other
      * way); without the GC gain it does not pay. A variant that failed gets a line saying so ("no verdict"), and
      * one that ran where on-heap failed a line saying that and what it measured ("no comparison"); where on-heap
-     * was not run at all there is nothing to judge by and no line.
+     * was not run at all there is nothing to judge by and no line ({@link #noVerdictLine()} says so instead).
      *
      * @return the verdict lines, e.g. {@code 200,000 B x 5,000 entries, off-heap: pays (62x less GC time, ...)}
      */
@@ -139,6 +139,27 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
             }
         }
         return lines;
+    }
+
+    /**
+     * Why there are no ratio and no verdict lines at all, where the variants run leave nothing to compare: both
+     * compare each off-heap variant with on-heap at the same setting, its baseline, so a run without on-heap, or
+     * with on-heap alone, would otherwise end after the table without a word.
+     *
+     * @return the line, naming the {@code --variants} to give; empty when on-heap and another variant were run
+     */
+    public Optional<String> noVerdictLine() {
+        List<Variant> variants = options.variants();
+        if (!variants.contains(Variant.ON_HEAP)) {
+            return Optional.of("no ratios and no verdict: they compare each variant with on-heap, their baseline, at"
+                    + " the same setting, and --variants did not name on-heap (add it: --variants on-heap,"
+                    + String.join(",", variants.stream().map(Variant::label).toList()) + ")");
+        }
+        if (variants.size() == 1) {
+            return Optional.of("no ratios and no verdict: they compare each off-heap variant with on-heap, and"
+                    + " --variants named only on-heap (add one: --variants on-heap," + Variant.OFF_HEAP.label() + ")");
+        }
+        return Optional.empty();
     }
 
     static String verdict(VariantResult base, VariantResult r) {
@@ -362,6 +383,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                     .append("x and p99 at most ").append(P99_KEPT).append("x of on-heap's:\n\n");
             verdicts.forEach(l -> sb.append("- ").append(l).append('\n'));
         }
+
+        noVerdictLine().ifPresent(l -> sb.append('\n').append(l).append('\n'));
 
         sb.append("\n## All metrics\n\n");
         sb.append("| item size | max entries | variant | heap | warmup | requests | seconds | hit ratio | entries | GC pauses "
