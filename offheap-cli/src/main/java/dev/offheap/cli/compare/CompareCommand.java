@@ -2,6 +2,7 @@ package dev.offheap.cli.compare;
 
 import dev.offheap.cli.BenchCommand;
 import dev.offheap.cli.Command;
+import dev.offheap.cli.Counts;
 import dev.offheap.cli.CommandException;
 import dev.offheap.cli.UsageException;
 import dev.offheap.cli.bench.RunInfo;
@@ -116,14 +117,13 @@ public final class CompareCommand implements Command {
         String heaps = heapSummary(o);
         int settings = o.valueSizes().size() * o.maxEntries().size();
         int total = settings * o.variants().size();
-        out.printf(Locale.ROOT, "offheap compare: %d variant%s x %d setting%s, %s, %s, %d threads, %s%s after %s "
-                + "warmup requests; results to %s%n", o.variants().size(), o.variants().size() == 1 ? "" : "s", settings,
-                settings == 1 ? "" : "s", heaps, o.collector().label(), o.threads(),
-                o.duration() != null ? Durations.format(o.duration()) + " measured"
-                        : String.format(Locale.ROOT, "%,d measured requests", o.requests()),
+        out.printf(Locale.ROOT, "offheap compare: %s x %s, %s, %s, %s, %s%s after %s; results to %s%n",
+                Counts.of(o.variants().size(), "variant"), Counts.of(settings, "setting"), heaps, o.collector().label(),
+                Counts.of(o.threads(), "thread"), o.duration() != null ? Durations.format(o.duration()) + " measured"
+                        : Counts.of(o.requests(), "measured request"),
                 o.rate() == 0 ? "" : String.format(Locale.ROOT, " at %,d requests/s (open loop)", o.rate()),
-                o.warmupRequests() == CompareOptions.AUTO ? CompareOptions.WARMUP_PER_ENTRY + " x max entries"
-                        : String.format(Locale.ROOT, "%,d", o.warmupRequests()), o.out());
+                o.warmupRequests() == CompareOptions.AUTO ? CompareOptions.WARMUP_PER_ENTRY + " x max entries warmup requests"
+                        : Counts.of(o.warmupRequests(), "warmup request"), o.out());
         if (o.dryRun()) {
             for (int size : o.valueSizes()) {
                 for (int entries : o.maxEntries()) {
@@ -159,7 +159,7 @@ public final class CompareCommand implements Command {
                 VariantLauncher launcher = launcher(o, size, entries);
                 for (Variant v : o.variants()) {
                     Workload w = o.workload(v, size, entries);
-                    out.printf(Locale.ROOT, "[%d/%d] %,d B, %,d entries, %s:", ++n, total, size, entries, v.label());
+                    out.print(settingLine(++n, total, size, entries, v.label()));
                     out.flush();
                     Progress progress = new Progress(out);
                     VariantResult r;
@@ -171,9 +171,7 @@ public final class CompareCommand implements Command {
                     }
                     results.add(r);
                     if (r.ok()) {
-                        out.printf(Locale.ROOT, " done in %.1f s: %s, GC %d cycles %s, p99 %s%n", r.jvmSeconds(),
-                                CompareReport.rate(r.throughput()), r.gcCycles(),
-                                CompareReport.seconds(r.gcTimeMillis() / 1e3), CompareReport.latency(r.p99Micros()));
+                        out.println(doneLine(r));
                     } else {
                         out.printf(Locale.ROOT, " FAILED after %.1f s: %s%n", r.jvmSeconds(), r.failure());
                     }
@@ -215,6 +213,30 @@ public final class CompareCommand implements Command {
             throw new CommandException(failed + " of " + results.size() + " variant runs failed (shown as FAILED "
                     + "above and in " + md + "; their output is in " + logs + ")");
         }
+    }
+
+    /**
+     * @param n the variant run's number, from 1
+     * @param total how many variant runs there are
+     * @param size the setting's value size in bytes
+     * @param entries the setting's max entries
+     * @param variant the variant's label
+     * @return the start of a variant run's progress line, e.g. {@code [1/4] 100,000 B, 5,000 entries, on-heap:}
+     */
+    static String settingLine(int n, int total, int size, int entries, String variant) {
+        return String.format(Locale.ROOT, "[%d/%d] %,d B, %s, %s:", n, total, size, Counts.of(entries, "entry",
+                "entries"), variant);
+    }
+
+    /**
+     * @param r a variant run that succeeded
+     * @return the end of its progress line, e.g. {@code  done in 12.3 s: 45,678 rps, GC 12 cycles 0.150 s, p99 300 us}
+     */
+    static String doneLine(VariantResult r) {
+        return String.format(Locale.ROOT, " done in %.1f s: %s, GC %s %s, p99 %s", r.jvmSeconds(),
+                CompareReport.rate(r.throughput()), Counts.of(r.gcCycles(), "cycle"),
+                CompareReport.seconds(r.gcTimeMillis() / 1e3),
+                CompareReport.latency(r.p99Micros()));
     }
 
     /**

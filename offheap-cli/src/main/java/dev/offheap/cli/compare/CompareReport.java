@@ -1,5 +1,6 @@
 package dev.offheap.cli.compare;
 
+import dev.offheap.cli.Counts;
 import dev.offheap.cli.bench.RunInfo;
 import dev.offheap.memory.ByteSize;
 import java.util.ArrayList;
@@ -75,10 +76,15 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         return sb.toString();
     }
 
+    /** @return a setting's max entries with its noun: {@code 5,000 entries}, {@code 1 entry} */
+    private static String entries(int maxEntries) {
+        return Counts.of(maxEntries, "entry", "entries");
+    }
+
     /** @return ratio lines, one per setting and off-heap variant: how it compares to on-heap */
     public List<String> ratioLines() {
-        return perComparison((b, r) -> String.format(Locale.ROOT, "%s B, %s entries, %s vs on-heap: GC cycles %s, GC time "
-                + "%s, GC CPU %s, p99 %s, throughput %s%s", group(r.valueSize()), group(r.maxEntries()), r.variant(),
+        return perComparison((b, r) -> String.format(Locale.ROOT, "%s B, %s, %s vs on-heap: GC cycles %s, GC time "
+                + "%s, GC CPU %s, p99 %s, throughput %s%s", group(r.valueSize()), entries(r.maxEntries()), r.variant(),
                 fewerCycles(b.gcCycles(), r.gcCycles()), fewer(b.gcTimeMillis(), r.gcTimeMillis(), ms -> seconds(ms / 1e3)),
                 fewer(b.gcCpuSeconds(), r.gcCpuSeconds(), CompareReport::cpuSeconds),
                 times(r.p99Micros(), b.p99Micros()), times(r.throughput(), b.throughput()), caveat(b, r)));
@@ -122,7 +128,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
             if (r.variant().equals(Variant.ON_HEAP.label())) {
                 continue;
             }
-            String setting = group(r.valueSize()) + " B x " + group(r.maxEntries()) + " entries, " + r.variant() + ": ";
+            String setting = group(r.valueSize()) + " B x " + entries(r.maxEntries()) + ", " + r.variant() + ": ";
             Optional<VariantResult> onHeap = onHeapAt(r);
             if (!r.ok()) {
                 // a failed variant is in the table; said here too, a setting's verdicts would otherwise just end
@@ -288,8 +294,8 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         }
         for (VariantResult r : results) {
             if (r.ok() && r.throughput() < KEPT_UP * options.rate()) {
-                lines.add(String.format(Locale.ROOT, "%s B x %s entries, %s: %s of the %s scheduled", group(r.valueSize()),
-                        group(r.maxEntries()), r.variant(), rate(r.throughput()), rate(options.rate())));
+                lines.add(String.format(Locale.ROOT, "%s B x %s, %s: %s of the %s scheduled", group(r.valueSize()),
+                        entries(r.maxEntries()), r.variant(), rate(r.throughput()), rate(options.rate())));
             }
         }
         return lines;
@@ -300,7 +306,7 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
         StringBuilder sb = new StringBuilder();
         sb.append("# offheap compare: on-heap against off-heap caches\n\n");
         sb.append("The seed's experiment (an offer service with a cache in front of a store, driven by ")
-                .append(options.threads()).append(" threads): each variant ran in its own JVM with the same heap ")
+                .append(Counts.of(options.threads(), "thread")).append("): each variant ran in its own JVM with the same heap ")
                 .append("and collector. How the numbers are taken: `docs/compare.md`.\n\n");
         sb.append("## Run\n\n");
         sb.append("| | |\n|---|---|\n");
@@ -316,14 +322,14 @@ public record CompareReport(CompareOptions options, RunInfo run, String storeDes
                 .append(options.collector().flag()).append(" --enable-native-access=ALL-UNNAMED")
                 .append(" -XX:+ExitOnOutOfMemoryError").append(options.nmt() ? " -XX:NativeMemoryTracking=summary" : "")
                 .append("`; OHC also `").append(String.join(" ", Variant.OHC.jvmOptions())).append("` |\n");
-        sb.append("| workload | ").append(options.threads()).append(" threads; ")
+        sb.append("| workload | ").append(Counts.of(options.threads(), "thread")).append("; ")
                 .append(options.duration() != null ? "measured for " + Durations.format(options.duration())
-                        : String.format(Locale.ROOT, "%,d measured requests", options.requests()))
+                        : Counts.of(options.requests(), "measured request"))
                 .append(" after ").append(options.warmupRequests() == CompareOptions.AUTO
-                        ? CompareOptions.WARMUP_PER_ENTRY + " x max entries"
-                        : String.format(Locale.ROOT, "%,d", options.warmupRequests()))
-                .append(" warmup requests; ids uniformly random over ")
-                .append(options.keys() != 0 ? String.format(Locale.ROOT, "%,d offers", options.keys())
+                        ? CompareOptions.WARMUP_PER_ENTRY + " x max entries warmup requests"
+                        : Counts.of(options.warmupRequests(), "warmup request"))
+                .append("; ids uniformly random over ")
+                .append(options.keys() != 0 ? Counts.of(options.keys(), "offer")
                         : "twice the max entries").append(" (seed ").append(options.seed()).append("); ")
                 .append(options.rate() == 0 ? "closed loop: each thread sends its next request when the last returns"
                         : String.format(Locale.ROOT, "open loop: %,d requests/s scheduled, each timed from its scheduled "

@@ -309,7 +309,7 @@ public final class H2OfferStore implements OfferStore {
                 }
                 c.commit();
                 log.accept((have == 0 ? "created the offer database " + file + " with " : "added to the offer database "
-                        + file + " ") + (offers - have) + " offers in "
+                        + file + " ") + dev.offheap.cli.Counts.of(offers - have, "offer") + " in "
                         + String.format(java.util.Locale.ROOT, "%.1f s", (System.nanoTime() - start) / 1e9));
             }
         } catch (SQLException e) {

@@ -272,7 +272,7 @@ public final class ServeCommand implements Command {
 
         /** What a stop says, whether --stop-after's time or a signal ended serve: on stdout, with the rest. */
         static void sayStopped(PrintStream out, OfferServer server) {
-            out.println("offheap serve: stopped after " + server.requests() + " requests");
+            out.println(stoppedLine(server.requests()));
             out.flush();
         }
 
@@ -337,6 +337,14 @@ public final class ServeCommand implements Command {
                 return false;
             }
         }
+    }
+
+    /**
+     * @param requests the requests the server answered
+     * @return the line serve ends with, e.g. {@code offheap serve: stopped after 12 requests}
+     */
+    static String stoppedLine(long requests) {
+        return "offheap serve: stopped after " + requests + (requests == 1 ? " request" : " requests");
     }
 
     /**
