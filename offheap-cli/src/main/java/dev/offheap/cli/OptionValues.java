@@ -1,6 +1,7 @@
 package dev.offheap.cli;
 
 import dev.offheap.cli.compare.Durations;
+import dev.offheap.memory.ByteSize;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -176,6 +177,40 @@ public final class OptionValues {
         }
         if (n < min || n > max) {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
+        }
+        return n;
+    }
+
+    /** A size as {@link ByteSize#parse(String)} reads it: digits (underscores between them) and a unit. */
+    private static final Pattern WELL_FORMED_SIZE = Pattern.compile(
+            "\\s*[0-9]+(_+[0-9]+)*\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\\s*", Pattern.CASE_INSENSITIVE);
+
+    /**
+     * Reads a size option, as compare and serve both do.
+     *
+     * @param option the option as given, for the message
+     * @param text a size as {@link ByteSize#parse(String)} reads it ({@code 100000}, {@code 64k}, {@code 2g})
+     * @param min the smallest accepted, in bytes
+     * @param max the largest accepted, in bytes
+     * @return the size in bytes
+     * @throws UsageException if it is not a size (the message gives examples), is one too large for a 64-bit count,
+     *         or is outside min to max (both messages name the range)
+     */
+    public static long size(String option, String text, long min, long max) throws UsageException {
+        long n;
+        try {
+            n = ByteSize.parse(text);
+        } catch (IllegalArgumentException e) {
+            if (WELL_FORMED_SIZE.matcher(text).matches()) {
+                // written as a size, only too large for a long: calling it malformed did not say what was wrong
+                throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
+                        + ByteSize.format(max) + ", got " + text + " (more bytes than a 64-bit count holds)");
+            }
+            throw new UsageException(option + ": expected a size in bytes such as 100000, 64k or 2g, got '" + text + "'");
+        }
+        if (n < min || n > max) {
+            throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
+                    + ByteSize.format(max) + ", got " + text + " (" + n + " bytes)");
         }
         return n;
     }

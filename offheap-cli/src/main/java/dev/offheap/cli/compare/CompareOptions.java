@@ -9,7 +9,6 @@ import static dev.offheap.cli.OptionValues.once;
 
 import dev.offheap.cli.OptionValues;
 import dev.offheap.cli.UsageException;
-import dev.offheap.memory.ByteSize;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -233,7 +232,7 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
                 case "--keys", "-k" -> keys = count(arg, value, 1, Long.MAX_VALUE / 2);
                 case "--heap" -> {
                     try {
-                        heap = isAuto(value) ? 0 : size(arg, value, 16L << 20, 1L << 42);
+                        heap = isAuto(value) ? 0 : OptionValues.size(arg, value, 16L << 20, 1L << 42);
                     } catch (UsageException e) {
                         throw orAuto(e);
                     }
@@ -371,11 +370,6 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             Map.entry("-t", "--threads"), Map.entry("-n", "--requests"), Map.entry("-d", "--duration"),
             Map.entry("-r", "--rate"), Map.entry("-w", "--warmup"), Map.entry("-k", "--keys"), Map.entry("-o", "--out"));
 
-    /** A size as {@link ByteSize#parse(String)} reads it: digits (underscores between them) and a unit. */
-    private static final java.util.regex.Pattern WELL_FORMED_SIZE = java.util.regex.Pattern.compile(
-            "\\s*[0-9]+(_+[0-9]+)*\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\\s*",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
-
     /** @return whether an option's value is {@code auto}, in any case */
     private static boolean isAuto(String value) {
         return OptionValues.keyword(value).equals("auto");
@@ -386,29 +380,10 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
         return new UsageException(e.getMessage() + "; or auto (the default)");
     }
 
-    private static long size(String option, String text, long min, long max) throws UsageException {
-        long n;
-        try {
-            n = ByteSize.parse(text);
-        } catch (IllegalArgumentException e) {
-            if (WELL_FORMED_SIZE.matcher(text).matches()) {
-                // written as a size, only too large for a long: calling it malformed did not say what was wrong
-                throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
-                        + ByteSize.format(max) + ", got " + text + " (more bytes than a 64-bit count holds)");
-            }
-            throw new UsageException(option + ": expected a size in bytes such as 100000, 64k or 2g, got '" + text + "'");
-        }
-        if (n < min || n > max) {
-            throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
-                    + ByteSize.format(max) + ", got " + text + " (" + n + " bytes)");
-        }
-        return n;
-    }
-
     private static List<Integer> sizeList(String option, String text, int max) throws UsageException {
         List<Integer> list = new ArrayList<>();
         for (String part : items(option, text)) {
-            list.add((int) size(option, part, 1, max));
+            list.add((int) OptionValues.size(option, part, 1, max));
         }
         return distinct(option, list);
     }

@@ -19,7 +19,6 @@ import dev.offheap.bench.baseline.ThirdPartyForks;
 import dev.offheap.cli.compare.OfferService;
 import dev.offheap.cli.compare.OfferStore;
 import dev.offheap.cli.compare.Variant;
-import dev.offheap.memory.ByteSize;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
@@ -151,20 +150,9 @@ public final class ServeCommand implements Command {
                 }
                 case "--port", "-p" -> port = (int) count(option, inline, 0, 65535);
                 case "--bind" -> bind = inline;
-                case "--value-size", "-s" -> {
-                    String v = inline;
-                    long n;
-                    try {
-                        n = ByteSize.parse(v);
-                    } catch (IllegalArgumentException e) {
-                        throw new UsageException("--value-size: expected a size in bytes such as 100000, got '" + v + "'");
-                    }
-                    if (n < 1 || n > CompareOptions.MAX_VALUE_SIZE) {
-                        throw new UsageException("--value-size: expected 1 to " + CompareOptions.MAX_VALUE_SIZE
-                                + " bytes, got " + n);
-                    }
-                    valueSize = (int) n;
-                }
+                // as compare reads it: the same messages for a size that is malformed, too large or out of range
+                case "--value-size", "-s" -> valueSize = (int) OptionValues.size(option, inline, 1,
+                        CompareOptions.MAX_VALUE_SIZE);
                 case "--max-entries", "-e" -> maxEntries = (int) count(option, inline, 1,
                         CompareOptions.MAX_ENTRIES);
                 case "--keys", "-k" -> keys = count(option, inline, 1, Long.MAX_VALUE / 2);

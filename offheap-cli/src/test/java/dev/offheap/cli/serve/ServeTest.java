@@ -211,7 +211,7 @@ class ServeTest {
         "--variant redis;--variant: unknown variant 'redis'",
         "--port 70000;--port: expected a whole number from 0 to 65535, got 70000",
         "--port=-1;--port: expected a whole number from 0 to 65535, got -1",
-        "--value-size 0;--value-size: expected 1 to",
+        "--value-size 0;--value-size: expected a size from 1 B to 64.0 MiB, got 0",
         "--value-size x;--value-size: expected a size in bytes",
         "--max-entries 0;--max-entries: expected a whole number from 1",
         "--threads 0;--threads: expected a whole number from 1 to 1024, got 0",
