@@ -61,6 +61,8 @@ public final class InspectCommand implements Command {
     }
 
     private static final Set<String> VALUE_OPTIONS = Set.of("--watch", "--count");
+    /** The options that take no value. */
+    private static final Set<String> FLAGS = Set.of("--json", "--reports");
     /** Time between snapshots when --count asks for several and --watch gives none. */
     static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
     /**
@@ -161,7 +163,7 @@ public final class InspectCommand implements Command {
             if (VALUE_OPTIONS.contains(arg)) {
                 once(given, arg, arg);
                 inline = inline == null ? nextNonEmpty(argv, ++i, arg) : nonEmpty(arg, inline);
-            } else if (inline != null) {
+            } else if (inline != null && FLAGS.contains(arg)) {
                 throw new UsageException(arg + " takes no value, got '" + argv.get(i) + "'");
             }
             switch (arg) {
@@ -177,6 +179,7 @@ public final class InspectCommand implements Command {
                 case "--count" -> count = count(arg, inline, 1, Long.MAX_VALUE);
                 default -> {
                     if (arg.startsWith("-")) {
+                        // as given, with a value inline: "--frobnicate=1" was said to take no value, as a flag would
                         throw new UsageException("unknown option '" + argv.get(i) + "'");
                     }
                     if (pid != -1) {
