@@ -206,11 +206,10 @@ public record CompareOptions(List<Integer> valueSizes, List<Integer> maxEntries,
             String value = split.inline();
             if (VALUE_OPTIONS.contains(arg)) {
                 once(given, ALIASES.getOrDefault(arg, arg), arg);
+                // an empty value only of an option that takes one: "--bogus=" is unknown, "--nmt=" takes no value
                 if (value == null) {
                     value = next(argv, ++i, arg);
                 }
-            }
-            if (value != null) {
                 nonEmpty(arg, value);
             }
             switch (arg) {
