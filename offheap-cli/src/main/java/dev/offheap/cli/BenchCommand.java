@@ -162,6 +162,8 @@ public final class BenchCommand implements Command {
                   --list             list the suites and how many benchmarks each has
                   --report FILE      re-generate <suite>.md and the charts from a JMH JSON file
                   -h, --help         this help
+                Short names: -o --out, -i --include, -t --threads, -p --param. A value follows its option,
+                or an = after it: --threads 4, --threads=4 or -t=4; gc in any case.
                 """.formatted(BenchMode.QUICK.describe(), BenchMode.FULL.describe(), BenchMode.SMOKE.describe());
     }
 

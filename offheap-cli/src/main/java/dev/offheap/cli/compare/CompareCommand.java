@@ -104,6 +104,9 @@ public final class CompareCommand implements Command {
                                       phase where --duration or --rate sets its length)
                   --dry-run           print the plan and the variant JVMs' command lines, run nothing
                   -h, --help          this help
+                Short names: -s --value-size, -e --max-entries, -t --threads, -n --requests, -d --duration,
+                -r --rate, -w --warmup, -k --keys, -o --out. A value follows its option, or an = after it:
+                --threads 4, --threads=4 or -t=4; auto, g1, zgc, parallel, db, memory and the variants in any case.
 
                 Writes to the output folder: report.md (tables, ratios, the seed's numbers), results.json,
                 compare-throughput.png, compare-p99.png, compare-gc-time.png, and logs/ with each JVM's output.

@@ -106,6 +106,9 @@ public final class ServeCommand implements Command {
                   --threads N        HTTP request threads (default 10)
                   --stop-after D     stop after this long, e.g. 60s (default: run until Ctrl-C)
                   -h, --help         this help
+                Short names: -p --port, -s --value-size, -e --max-entries, -k --keys, -t --threads. A value
+                follows its option, or an = after it: --threads 4, --threads=4 or -t=4; the variants, db and
+                memory in any case.
 
                 The ohc variant uses the JDK's unsupported Unsafe class; JDK 25 warns once unless the JVM
                 allows it:
