@@ -241,9 +241,9 @@ public final class BenchCommand implements Command {
                                 + " in '" + regex + "'");
                     }
                 }
-                case "--threads", "-t" -> threads = intInRange("--threads", "threads",
+                case "--threads", "-t" -> threads = intInRange(arg, "threads",
                         value != null ? value : next(argv, ++i, arg), 1024);
-                case "--forks" -> forks = intInRange("--forks", "forks",
+                case "--forks" -> forks = intInRange(arg, "forks",
                         value != null ? value : next(argv, ++i, arg), 20);
                 case "--param", "-p" -> {
                     String p = value != null ? value : next(argv, ++i, arg);
@@ -353,16 +353,27 @@ public final class BenchCommand implements Command {
         }
     }
 
-    /** Parses a count from 1 to {@code max} given for {@code option}, or says what was expected. */
+    /**
+     * Parses a count from 1 to {@code max} given for {@code option}, or says what was expected: for a count not
+     * written as numbers are (see {@link OptionValues#wholeNumber}), how they are, as compare's and serve's
+     * counts say it.
+     *
+     * @param option the option as given ({@code -t} or {@code --threads}), for the message
+     */
     private static int intInRange(String option, String what, String text, int max) throws UsageException {
         int n;
+        String how = "";
         try {
             n = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, OptionValues.wholeNumber(text)));
         } catch (NumberFormatException e) {
             n = -1;
+            if (!OptionValues.writtenAsAWholeNumber(text)) {
+                how = " (" + OptionValues.HOW_NUMBERS_ARE_WRITTEN + ")";
+            }
         }
         if (n < 1 || n > max) {
-            throw new UsageException(option + ": expected a number of " + what + " from 1 to " + max + ", got '" + text + "'");
+            throw new UsageException(option + ": expected a number of " + what + " from 1 to " + max + ", got '" + text
+                    + "'" + how);
         }
         return n;
     }

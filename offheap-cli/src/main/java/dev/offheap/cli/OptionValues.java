@@ -153,10 +153,18 @@ public final class OptionValues {
      * @throws NumberFormatException if the text is not so written or does not fit in a long
      */
     public static long wholeNumber(String text) {
-        if (!WHOLE_NUMBER.matcher(text).matches()) {
+        if (!writtenAsAWholeNumber(text)) {
             throw new NumberFormatException("not a whole number: '" + text + "'");
         }
         return Long.parseLong(text.replace("_", ""));
+    }
+
+    /**
+     * @param text the text
+     * @return whether it is written as {@link #wholeNumber(String)} reads numbers, whether or not it fits in a long
+     */
+    public static boolean writtenAsAWholeNumber(String text) {
+        return WHOLE_NUMBER.matcher(text).matches();
     }
 
     /**
@@ -173,7 +181,7 @@ public final class OptionValues {
             n = wholeNumber(text);
         } catch (NumberFormatException e) {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got '"
-                    + text + "'" + (WHOLE_NUMBER.matcher(text).matches() ? "" : " (" + HOW_NUMBERS_ARE_WRITTEN + ")"));
+                    + text + "'" + (writtenAsAWholeNumber(text) ? "" : " (" + HOW_NUMBERS_ARE_WRITTEN + ")"));
         }
         if (n < min || n > max) {
             throw new UsageException(option + ": expected a whole number from " + min + " to " + max + ", got " + n);
