@@ -291,8 +291,9 @@ public final class OffHeapCacheImpl<K, V> implements OffHeapCache<K, V> {
         }
         long region = regionBytes(shardCount);
         long fits = region - Shard.initialTableBytes() - 2 * RegionLayout.UNIT;
-        if (fits < RegionLayout.UNIT) {
-            // a name so long that its heap bookkeeping leaves the region no room for an entry
+        if (fits < headerBytes) {
+            // a name so long that its heap bookkeeping leaves the region no room for an entry: not even the
+            // smallest, its header with an empty key and value (a limit under that made every put fail)
             throw new IllegalStateException("capacity of " + capacityBytes + " bytes is too small for the cache's"
                     + " tables and its heap bookkeeping of " + (fixedHeapBytes(name) + Shard.HEAP_BYTES)
                     + " bytes (its name takes " + (fixedHeapBytes(name) - FIXED_HEAP_BYTES) + " of them)");
