@@ -52,6 +52,7 @@ public final class CompareWorker {
             System.err.println("usage: CompareWorker <result.json> key=value...");
             System.exit(1);
         }
+        endWithParent();
         try {
             Workload w = Workload.fromArgs(Arrays.asList(args).subList(1, args.length));
             VariantResult result = run(w, System.out);
@@ -66,6 +67,21 @@ public final class CompareWorker {
             t.printStackTrace();
             System.exit(1);
         }
+    }
+
+    /**
+     * Ends this JVM (exit code 1, its shutdown hooks run: H2 closes the database) once the process that started
+     * it, the {@code compare} command, has ended. The command's shutdown hook kills this JVM when the command is
+     * stopped by a signal it can handle (SIGTERM, Ctrl-C), but a command killed outright (SIGKILL, the OOM killer)
+     * runs no hook, and this JVM went on measuring for the rest of its run, or for ever if it hung, holding the
+     * cores and the database with nobody to read its result.
+     */
+    private static void endWithParent() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
+            System.err.println("offheap compare: the command that started this variant JVM (process " + parent.pid()
+                    + ") has ended; this JVM ends too");
+            System.exit(1);
+        }));
     }
 
     /**
