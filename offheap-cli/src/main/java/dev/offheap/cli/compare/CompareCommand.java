@@ -172,6 +172,13 @@ public final class CompareCommand implements Command {
                         Thread.currentThread().interrupt();
                         throw new CommandException("interrupted while " + v.label() + " ran", e);
                     }
+                    if (!r.ok() && r.failure().startsWith(VariantLauncher.STOPPED)) {
+                        // the JVM is shutting down: a report of the variants run so far would replace the last
+                        // whole one, and the JVM may halt while it is written
+                        out.println(" " + r.failure());
+                        throw new CommandException("stopped before the run was over: no report written (the"
+                                + " variants' output is in " + logs + ")");
+                    }
                     results.add(r);
                     if (r.ok()) {
                         out.println(doneLine(r));

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -34,6 +36,8 @@ public final class VariantLauncher {
     private static final int CAUSE_LINES = 8;
     /** The line the worker prints first when its run throws, before the stack trace. */
     static final String WORKER_FAILED = "offheap compare worker failed: ";
+    /** Start of the failure of a variant that did not run, or was killed, because the command was stopped. */
+    static final String STOPPED = "stopped with offheap compare (a signal or Ctrl-C)";
 
     private final long heapBytes;
     private final CompareOptions.Collector collector;
@@ -100,6 +104,23 @@ public final class VariantLauncher {
         Path result = logDir.resolve(name + ".json");
         Path log = logDir.resolve(name + ".log");
         Path errorFile = logDir.resolve(name + "-hs_err.log");
+        // the variant's JVM must not outlive this one: stopped by a signal (kill, a scheduler's TERM), this JVM
+        // runs its shutdown hooks but leaves its children running, and nothing would enforce the timeout of a
+        // JVM that goes on measuring, holding the cores and the database, or hangs. The hook comes first: this
+        // JVM's thread goes on while the hooks run, and a variant started then, or the one the hook killed,
+        // was reported as crashed ("killed by signal 9")
+        AtomicBoolean stopping = new AtomicBoolean();
+        AtomicReference<Process> started = new AtomicReference<>();
+        Thread killer = new Thread(() -> {
+            stopping.set(true);
+            Process p = started.get();
+            if (p != null) {
+                p.destroyForcibly();
+            }
+        }, "variant-jvm-killer");
+        if (!addShutdownHook(killer)) {
+            return VariantResult.failed(label, w.valueSize(), w.maxEntries(), STOPPED + ": not started", 0);
+        }
         Process process;
         try {
             Files.createDirectories(logDir);
@@ -107,15 +128,12 @@ public final class VariantLauncher {
             Files.deleteIfExists(errorFile);
             process = new ProcessBuilder(command(w, result, errorFile)).redirectErrorStream(true).start();
         } catch (IOException e) {
+            removeShutdownHook(killer);
             return VariantResult.failed(label, w.valueSize(), w.maxEntries(), "could not start its JVM: " + e, 0);
         }
-        // the variant's JVM must not outlive this one: stopped by a signal (kill, a scheduler's TERM), this JVM
-        // runs its shutdown hooks but leaves its children running, and nothing would enforce the timeout of a
-        // JVM that goes on measuring, holding the cores and the database, or hangs
-        Thread killer = new Thread(process::destroyForcibly, "variant-jvm-killer");
-        boolean hooked = addShutdownHook(killer);
-        if (!hooked) {
-            // this JVM is shutting down already
+        started.set(process);
+        if (stopping.get()) {
+            // the hook ran before the process was set
             process.destroyForcibly();
         }
         try {
@@ -134,11 +152,14 @@ public final class VariantLauncher {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }
+            if (stopping.get()) {
+                reader.join(5000);
+                return VariantResult.failed(label, w.valueSize(), w.maxEntries(), STOPPED + " while it ran",
+                        (System.nanoTime() - start) / 1e9);
+            }
             return result(w, process, finished, reader, start, result, log, errorFile, tail, causes);
         } finally {
-            if (hooked) {
-                removeShutdownHook(killer);
-            }
+            removeShutdownHook(killer);
         }
     }
 
