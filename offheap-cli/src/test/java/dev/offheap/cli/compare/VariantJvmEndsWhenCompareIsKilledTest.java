@@ -15,10 +15,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code offheap compare} stopped by a signal (kill, a scheduler's TERM) while a variant ran left that
- * variant's JVM running on its own: nothing enforced {@code --timeout} any more, it kept the cores busy
- * and the database locked (the next run found it "in use by another process") until its measured phase
- * ended, or for ever if it hung.
+ * A variant's JVM ends with the {@code offheap compare} that started it, however the command ends.
+ * <ul>
+ *   <li>Stopped by a signal (kill, a scheduler's TERM) while a variant ran, the command left that variant's
+ *       JVM running on its own: nothing enforced {@code --timeout} any more, it kept the cores busy and the
+ *       database locked (the next run found it "in use by another process") until its measured phase ended,
+ *       or for ever if it hung.</li>
+ *   <li>Killed outright (SIGKILL: {@code kill -9}, the OOM killer, a CI job's timeout), the command runs no
+ *       shutdown hook, so the hook that ends a variant's JVM on SIGTERM never ran, and the variant's JVM went
+ *       on measuring on its own, holding the cores and the database, with nobody to read its results.</li>
+ * </ul>
  */
 class VariantJvmEndsWhenCompareIsKilledTest {
     @TempDir
@@ -27,11 +33,23 @@ class VariantJvmEndsWhenCompareIsKilledTest {
     @Test
     @Timeout(60)
     void theVariantJvmEndsWithTheCommand() throws Exception {
+        // SIGTERM, as kill or a scheduler sends it
+        endsWithTheCommand(false, "60s", 10);
+    }
+
+    @Test
+    @Timeout(90)
+    void theVariantJvmEndsWhenTheCommandIsKilledWithoutItsHooks() throws Exception {
+        // SIGKILL: no shutdown hook runs; the variant must see its parent gone, well inside the 120 s it would measure
+        endsWithTheCommand(true, "120s", 20);
+    }
+
+    private void endsWithTheCommand(boolean forcibly, String duration, int endsWithinSeconds) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Process cli = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "compare", "--variants", "on-heap",
                 "--loader", "memory", "--latency", "0us", "--value-size", "100", "--max-entries", "10", "--threads", "1",
-                "--duration", "60s", "--warmup", "0", "--heap", "64m", "--out", dir.resolve("out").toString())
+                "--duration", duration, "--warmup", "0", "--heap", "64m", "--out", dir.resolve("out").toString())
                 .redirectErrorStream(true).start();
         ProcessHandle worker = null;
         try {
@@ -63,9 +81,13 @@ class VariantJvmEndsWhenCompareIsKilledTest {
             }
             assertThat(seen.toString()).contains("on-heap: measure");
 
-            cli.destroy(); // SIGTERM, as kill or a scheduler sends it
+            if (forcibly) {
+                cli.destroyForcibly();
+            } else {
+                cli.destroy();
+            }
             assertThat(cli.waitFor(30, TimeUnit.SECONDS)).as("the command ended").isTrue();
-            assertThat(worker.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).get())
+            assertThat(worker.onExit().completeOnTimeout(null, endsWithinSeconds, TimeUnit.SECONDS).get())
                     .as("the variant JVM %d ended with the command that started it", worker.pid()).isNotNull();
             assertThat(worker.isAlive()).isFalse();
         } finally {
