@@ -37,7 +37,7 @@ class AWriteOfAKeyWhileItsReadThroughLoadRunsWinsTest extends JCacheTestBase {
         @Override
         public String load(String key) {
             loading.countDown();
-            await(release);
+            WritesWhileALoadRuns.await(release);
             return "loaded";
         }
 
@@ -46,16 +46,6 @@ class AWriteOfAKeyWhileItsReadThroughLoadRunsWinsTest extends JCacheTestBase {
             Map<String, String> values = new HashMap<>();
             keys.forEach(key -> values.put(key, load(key)));
             return values;
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("latch not reached in 10 s");
-            }
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
         }
     }
 
@@ -70,23 +60,8 @@ class AWriteOfAKeyWhileItsReadThroughLoadRunsWinsTest extends JCacheTestBase {
         Cache<String, String> cache = manager.createCache("racing", configuration);
 
         CompletableFuture<String> get = CompletableFuture.supplyAsync(() -> cache.get("k"), Thread::startVirtualThread);
-        await(loading);
-        switch (write) {
-            case "put" -> cache.put("k", "w");
-            case "remove(key)" -> assertThat(cache.remove("k")).isFalse();
-            case "getAndRemove" -> assertThat(cache.getAndRemove("k")).isNull();
-            case "remove(key, value)" -> assertThat(cache.remove("k", "v")).isFalse();
-            case "replace(key, value)" -> assertThat(cache.replace("k", "w")).isFalse();
-            case "replace(key, old, new)" -> assertThat(cache.replace("k", "v", "w")).isFalse();
-            case "getAndReplace" -> assertThat(cache.getAndReplace("k", "w")).isNull();
-            case "an entry processor's remove" -> cache.invoke("k", (entry, arguments) -> {
-                entry.remove();
-                return null;
-            });
-            case "removeAll(keys)" -> cache.removeAll(Set.of("k"));
-            case "clear" -> cache.clear();
-            default -> throw new IllegalArgumentException(write);
-        }
+        WritesWhileALoadRuns.await(loading);
+        WritesWhileALoadRuns.write(cache, write);
         release.countDown();
 
         assertThat(get.get(10, TimeUnit.SECONDS)).as("what the get returns").isEqualTo("loaded");

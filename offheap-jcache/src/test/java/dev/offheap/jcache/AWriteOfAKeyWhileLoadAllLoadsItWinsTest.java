@@ -44,20 +44,10 @@ class AWriteOfAKeyWhileLoadAllLoadsItWinsTest extends JCacheTestBase {
         @Override
         public Map<String, String> loadAll(Iterable<? extends String> keys) {
             loading.countDown();
-            await(release);
+            WritesWhileALoadRuns.await(release);
             Map<String, String> values = new HashMap<>();
             keys.forEach(key -> values.put(key, "loaded"));
             return values;
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("latch not reached in 10 s");
-            }
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
         }
     }
 
@@ -81,35 +71,12 @@ class AWriteOfAKeyWhileLoadAllLoadsItWinsTest extends JCacheTestBase {
 
         CompletionListenerFuture done = new CompletionListenerFuture();
         cache.loadAll(Set.of("k", neighbour, "other"), replaceExistingValues, done);
-        await(loading);
-        switch (write) {
-            case "put" -> cache.put("k", "w");
-            case "putIfAbsent" -> assertThat(cache.putIfAbsent("k", "w")).isTrue();
-            case "putAll" -> cache.putAll(Map.of("k", "w"));
-            case "getAndPut" -> assertThat(cache.getAndPut("k", "w")).isNull();
-            case "remove(key)" -> assertThat(cache.remove("k")).isFalse();
-            case "getAndRemove" -> assertThat(cache.getAndRemove("k")).isNull();
-            case "remove(key, value)" -> assertThat(cache.remove("k", "v")).isFalse();
-            case "replace(key, value)" -> assertThat(cache.replace("k", "w")).isFalse();
-            case "replace(key, old, new)" -> assertThat(cache.replace("k", "v", "w")).isFalse();
-            case "getAndReplace" -> assertThat(cache.getAndReplace("k", "w")).isNull();
-            case "an entry processor's setValue" -> cache.invoke("k", (entry, arguments) -> {
-                entry.setValue("w");
-                return null;
-            });
-            case "an entry processor's remove" -> cache.invoke("k", (entry, arguments) -> {
-                entry.remove();
-                return null;
-            });
-            case "removeAll(keys)" -> cache.removeAll(Set.of("k"));
-            case "clear" -> cache.clear();
-            default -> throw new IllegalArgumentException(write);
-        }
+        WritesWhileALoadRuns.await(loading);
+        WritesWhileALoadRuns.write(cache, write);
         release.countDown();
         done.get(10, TimeUnit.SECONDS);
 
-        boolean wroteAValue = Set.of("put", "putIfAbsent", "putAll", "getAndPut", "an entry processor's setValue")
-                .contains(write);
+        boolean wroteAValue = WritesWhileALoadRuns.WRITING_A_VALUE.contains(write);
         assertThat(cache.get("k")).as("the written key after the load").isEqualTo(wroteAValue ? "w" : null);
         if (!write.equals("clear")) {
             assertThat(cache.get(neighbour)).as("a key of the same stripe").isEqualTo("loaded");
@@ -129,7 +96,7 @@ class AWriteOfAKeyWhileLoadAllLoadsItWinsTest extends JCacheTestBase {
 
         CompletionListenerFuture done = new CompletionListenerFuture();
         cache.loadAll(Set.of("k", "other"), replaceExistingValues, done);
-        await(loading);
+        WritesWhileALoadRuns.await(loading);
         cache.put(neighbour, "w");
         cache.remove(neighbour);
         release.countDown();
