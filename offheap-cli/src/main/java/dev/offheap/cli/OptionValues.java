@@ -189,10 +189,6 @@ public final class OptionValues {
         return n;
     }
 
-    /** A size as {@link ByteSize#parse(String)} reads it: digits (underscores between them) and a unit. */
-    private static final Pattern WELL_FORMED_SIZE = Pattern.compile(
-            "\\s*[0-9]+(_+[0-9]+)*\\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\\s*", Pattern.CASE_INSENSITIVE);
-
     /**
      * Reads a size option, as compare and serve both do.
      *
@@ -209,7 +205,7 @@ public final class OptionValues {
         try {
             n = ByteSize.parse(text);
         } catch (IllegalArgumentException e) {
-            if (WELL_FORMED_SIZE.matcher(text).matches()) {
+            if (e.getCause() != null) {
                 // written as a size, only too large for a long: calling it malformed did not say what was wrong
                 throw new UsageException(option + ": expected a size from " + ByteSize.format(min) + " to "
                         + ByteSize.format(max) + ", got " + text + " (more bytes than a 64-bit count holds)");

@@ -29,7 +29,9 @@ public final class ByteSize {
      * @throws IllegalArgumentException if {@code text} is not a size (including one with a character
      *                                  that is not ASCII or an underscore that is not between two
      *                                  digits), is negative, or overflows a long; the message quotes
-     *                                  {@code text}
+     *                                  {@code text}. Only the one for a well-written size that overflows a
+     *                                  long has a cause (the failure that found the overflow), so that a
+     *                                  caller can tell "too large" from "not a size"
      */
     public static long parse(String text) {
         if (text == null) {

@@ -596,10 +596,7 @@ public final class MemoryManager implements AutoCloseable {
         // and moves the page to the owner's new record (keepLease), or this pass sees its lease
         VarHandle.fullFence();
         for (int slot = 0; slot < totalPages; slot++) {
-            // the owner read volatile: a lease moved to a new record while its record was dropped (keepLease) is seen
-            // with the record it was moved to, which this record may be
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
-                    && Lease.OWNER.getVolatile(lease) == record) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.ownerNow() == record) {
                 forceRelease(slot, lease);
             }
         }
@@ -1880,10 +1877,7 @@ public final class MemoryManager implements AutoCloseable {
     private long usedBytesOf(OwnerRecord record) {
         long pages = 0;
         for (int slot = 0; slot < totalPages; slot++) {
-            // the owner read volatile: a lease moved to a new record while its record was dropped (keepLease) is seen
-            // with the record it was moved to, which this record may be
-            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
-                    && Lease.OWNER.getVolatile(lease) == record) {
+            if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease && lease.ownerNow() == record) {
                 pages++;
             }
         }
@@ -1949,9 +1943,8 @@ public final class MemoryManager implements AutoCloseable {
     private Map<OwnerRecord, Long> countPagesByOwner() {
         Map<OwnerRecord, Long> counts = new IdentityHashMap<>();
         for (int slot = 0; slot < totalPages; slot++) {
-            // the owner read volatile, as usedBytesOf reads it: a lease moved to a new record is counted for that one
             if (SLOT_STATE.getAcquire(slotState, stateIndex(slot)) instanceof Lease lease
-                    && Lease.OWNER.getVolatile(lease) instanceof OwnerRecord owner) {
+                    && lease.ownerNow() instanceof OwnerRecord owner) {
                 counts.merge(owner, 1L, Long::sum);
             }
         }
@@ -2103,7 +2096,7 @@ public final class MemoryManager implements AutoCloseable {
                 Set<OwnerRecord> holding = Collections.newSetFromMap(new IdentityHashMap<>());
                 for (int slot = 0; slot < totalPages; slot++) {
                     if (SLOT_STATE.getVolatile(slotState, stateIndex(slot)) instanceof Lease lease
-                            && Lease.OWNER.getVolatile(lease) instanceof OwnerRecord owner) {
+                            && lease.ownerNow() instanceof OwnerRecord owner) {
                         holding.add(owner);
                     }
                 }
@@ -2731,6 +2724,14 @@ public final class MemoryManager implements AutoCloseable {
 
         boolean isQuarantined() {
             return owner == null;
+        }
+
+        /**
+         * @return the owner's record, read volatile: where a lease is counted or taken by owner, a lease that
+         *         {@link MemoryManager#keepLease} moved to the owner's new record is seen with that one
+         */
+        OwnerRecord ownerNow() {
+            return (OwnerRecord) OWNER.getVolatile(this);
         }
 
         /** @return a lease of the same scope and thread with no owner: the state of a quarantined page */

@@ -53,7 +53,8 @@ class ByteSizeTest {
     void rejectsTextThatIsNotASize(String text) {
         assertThatThrownBy(() -> ByteSize.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(text.trim().isEmpty() ? "'" : text.trim());
+                .hasMessageContaining(text.trim().isEmpty() ? "'" : text.trim())
+                .as("no cause: the sign of an overflow, which callers tell apart by it").hasNoCause();
     }
 
     @ParameterizedTest(name = "''{0}''")
@@ -63,7 +64,8 @@ class ByteSizeTest {
         assertThatThrownBy(() -> ByteSize.parse(text))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(text)
-                .hasMessageContaining("does not fit in a long");
+                .hasMessageContaining("does not fit in a long")
+                .cause().as("an overflow has the failure that found it as its cause").isNotNull();
     }
 
     @Test

@@ -81,10 +81,7 @@ public final class MappedFileHeader {
         header.putInt(HEADER_BYTES_AT, BYTES);
         header.putInt(PAGE_SIZE_AT, pageSize);
         header.putLong(TOTAL_AT, total);
-        long at = 0;
-        while (header.hasRemaining()) {
-            at += channel.write(header, at);
-        }
+        writeAt(channel, header, 0);
         channel.force(true);
     }
 
@@ -111,12 +108,7 @@ public final class MappedFileHeader {
      */
     public static boolean check(FileChannel channel, Path file, long total) throws IOException {
         long size = channel.size();
-        ByteBuffer header = ByteBuffer.allocate((int) Math.min(FIELDS, size)).order(ByteOrder.LITTLE_ENDIAN);
-        while (header.hasRemaining()) {
-            if (channel.read(header, header.position()) < 0) {
-                throw new EOFException(file + " ended at " + header.position() + " bytes while its header was read");
-            }
-        }
+        ByteBuffer header = readStart(channel, (int) Math.min(FIELDS, size), file);
         header.flip();
         byte[] first = new byte[Math.min(MAGIC.length, header.limit())];
         header.get(0, first);
@@ -182,12 +174,7 @@ public final class MappedFileHeader {
      * @throws IOException if the file cannot be read, written or synced
      */
     public static boolean markWholeIfGrown(FileChannel channel) throws IOException {
-        ByteBuffer header = ByteBuffer.allocate(FIELDS).order(ByteOrder.LITTLE_ENDIAN);
-        while (header.hasRemaining()) {
-            if (channel.read(header, header.position()) < 0) {
-                throw new EOFException("the file ended at " + header.position() + " bytes while its header was read");
-            }
-        }
+        ByteBuffer header = readStart(channel, FIELDS, "the file");
         if (header.getInt(WHOLE_AT) == WHOLE) {
             return true;
         }
@@ -196,10 +183,29 @@ public final class MappedFileHeader {
         }
         channel.force(true);
         ByteBuffer mark = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(0, WHOLE);
-        while (mark.hasRemaining()) {
-            channel.write(mark, WHOLE_AT + mark.position());
-        }
+        writeAt(channel, mark, WHOLE_AT);
         channel.force(true);
         return true;
+    }
+
+    /**
+     * @return the file's first {@code bytes} bytes, little-endian, position at their end
+     * @throws EOFException naming {@code name} if the file ends before them
+     */
+    private static ByteBuffer readStart(FileChannel channel, int bytes, Object name) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        while (header.hasRemaining()) {
+            if (channel.read(header, header.position()) < 0) {
+                throw new EOFException(name + " ended at " + header.position() + " bytes while its header was read");
+            }
+        }
+        return header;
+    }
+
+    /** Writes what remains of {@code bytes} at file offset {@code at} + its position, all of it. */
+    private static void writeAt(FileChannel channel, ByteBuffer bytes, long at) throws IOException {
+        while (bytes.hasRemaining()) {
+            channel.write(bytes, at + bytes.position());
+        }
     }
 }
